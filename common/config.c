@@ -1,0 +1,700 @@
+/* Configuration parser and validator.
+ * rte_cfgfile reads the values; a first pass over the text finds syntax errors and the line
+ * of every section and key, so that each message reads "file:line: key: reason". Every error
+ * is collected; the caller fails once, before any EAL object is created. Runs in one process.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cfgfile.h>
+#include <rte_common.h>
+#include <rte_mempool.h>
+
+#include "config.h"
+#include "parse.h"
+#include "stage.h"
+
+#define LINE_MAX_LEN 512
+#define MAX_LOCS 1024
+
+enum sect { SECT_ENGINE, SECT_PORT, SECT_WORKER };
+
+enum ktype { T_UINT, T_POW2, T_BOOL, T_SHAPE, T_STR, T_MAC, T_STAGES, T_CPU };
+
+/* One row per key: where it lives, its type, bounds and default (Redis' static_configs). */
+struct key_def {
+	enum sect sect;
+	const char *key;
+	enum ktype type;
+	uint64_t min, max, def;
+	size_t off, size;
+	int required;
+	const char *help;
+};
+
+#define ENG(k, t, mn, mx, d, f, h)                                                          \
+	{ SECT_ENGINE, k, t, mn, mx, d, offsetof(struct mpe_conf, f),                       \
+	  sizeof(((struct mpe_conf *)0)->f), 0, h }
+#define PRT(k, t, mn, mx, d, f, r, h)                                                       \
+	{ SECT_PORT, k, t, mn, mx, d, offsetof(struct mpe_port_conf, f),                    \
+	  sizeof(((struct mpe_port_conf *)0)->f), r, h }
+#define WRK(k, t, mn, mx, d, f, r, h)                                                       \
+	{ SECT_WORKER, k, t, mn, mx, d, offsetof(struct mpe_worker_conf, f),                \
+	  sizeof(((struct mpe_worker_conf *)0)->f), r, h }
+
+static const struct key_def keys[] = {
+	ENG("shape", T_SHAPE, 0, 2, MPE_SHAPE_PIPELINE, shape, "pipeline, distributor or rss"),
+	ENG("burst", T_UINT, 1, MPE_MAX_BURST, MPE_DEF_BURST, burst, "packets per burst"),
+	ENG("ring_size", T_POW2, 64, 65536, MPE_DEF_RING_SIZE, ring_size,
+	    "slots per ring between stages (power of 2)"),
+	ENG("mbufs", T_UINT, 1023, 4194303, MPE_DEF_MBUFS, mbufs, "mbufs in the pool"),
+	ENG("mbuf_cache", T_UINT, 0, RTE_MEMPOOL_CACHE_MAX_SIZE, MPE_DEF_MBUF_CACHE, mbuf_cache,
+	    "per-lcore mempool cache"),
+	ENG("mbuf_data", T_UINT, 256, 65535 - RTE_PKTMBUF_HEADROOM, MPE_DEF_MBUF_DATA, mbuf_data,
+	    "data room per mbuf, after the headroom"),
+	ENG("rx_desc", T_UINT, 32, 32768, MPE_DEF_RX_DESC, rx_desc, "RX descriptors per queue"),
+	ENG("tx_desc", T_UINT, 32, 32768, MPE_DEF_TX_DESC, tx_desc, "TX descriptors per queue"),
+	ENG("io_lcore", T_UINT, 1, RTE_MAX_LCORE - 1, MPE_DEF_IO_LCORE, io_lcore,
+	    "lcore of the primary's port I/O loop"),
+	ENG("backpressure", T_BOOL, 0, 1, 0, backpressure,
+	    "a full ring stalls its producer instead of dropping"),
+	ENG("ready_timeout_ms", T_UINT, 100, 600000, MPE_DEF_READY_TIMEOUT_MS, ready_timeout_ms,
+	    "how long a worker may take to attach"),
+	ENG("drain_timeout_ms", T_UINT, 0, 600000, MPE_DEF_DRAIN_TIMEOUT_MS, drain_timeout_ms,
+	    "how long shutdown waits for rings to empty"),
+	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
+	PRT("peer", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, peer, 0,
+	    "port that transmits what this port receives"),
+	PRT("rx_queues", T_UINT, 1, MPE_MAX_QUEUES, 0, rx_queues, 0, "RX queues"),
+	PRT("rx", T_BOOL, 0, 1, 1, rx, 0, "poll this port for received packets"),
+	PRT("dst_mac", T_MAC, 0, 0, 0, dst_mac, 0, "destination MAC of frames sent out here"),
+	WRK("lcore", T_UINT, 1, RTE_MAX_LCORE - 1, 0, lcore, 1, "lcore id of the worker"),
+	WRK("cpu", T_CPU, 0, CPU_SETSIZE - 1, MPE_CPU_ANY, cpu, 0, "CPU the lcore runs on"),
+	WRK("stages", T_STAGES, 0, 0, 0, stages, 0, "stages the worker runs, in order"),
+};
+
+static const char *const shape_names[] = {"pipeline", "distributor", "rss"};
+
+/* Where each section and key was seen: filled by the text pass. */
+struct loc {
+	char sect[CFG_NAME_LEN];
+	char key[CFG_NAME_LEN]; /* "" for the section line */
+	int line;
+};
+
+struct parser {
+	const char *path;
+	FILE *err;
+	int errors;
+	struct loc locs[MAX_LOCS];
+	unsigned int nb_locs;
+};
+
+static void __rte_format_printf(4, 5)
+report(struct parser *p, int line, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	p->errors++;
+	if (p->err == NULL)
+		return;
+	if (line > 0)
+		fprintf(p->err, "%s:%d: ", p->path, line);
+	else
+		fprintf(p->err, "%s: ", p->path);
+	if (key != NULL)
+		fprintf(p->err, "%s: ", key);
+	va_start(ap, fmt);
+	vfprintf(p->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->err);
+}
+
+static int
+loc_line(const struct parser *p, const char *sect, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nb_locs; i++)
+		if (strcmp(p->locs[i].sect, sect) == 0 && strcmp(p->locs[i].key, key) == 0)
+			return p->locs[i].line;
+	return 0;
+}
+
+static char *
+trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static void
+add_loc(struct parser *p, const char *sect, const char *key, int line)
+{
+	int prev = loc_line(p, sect, key);
+
+	if (prev > 0) {
+		if (key[0] == '\0')
+			report(p, line, NULL, "[%s]: section repeated (first at line %d)", sect, prev);
+		else
+			report(p, line, key, "repeated in [%s] (first at line %d)", sect, prev);
+		return;
+	}
+	if (p->nb_locs == MAX_LOCS) {
+		report(p, line, NULL, "too many lines with content (at most %d)", MAX_LOCS);
+		return;
+	}
+	snprintf(p->locs[p->nb_locs].sect, CFG_NAME_LEN, "%s", sect);
+	snprintf(p->locs[p->nb_locs].key, CFG_NAME_LEN, "%s", key);
+	p->locs[p->nb_locs++].line = line;
+}
+
+/* The text pass: syntax, duplicates, and the line of everything. */
+static int
+scan_text(struct parser *p, FILE *f)
+{
+	char buf[LINE_MAX_LEN + 2];
+	char sect[CFG_NAME_LEN] = "";
+	int line = 0, start = p->errors;
+
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		char *s, *eq, *c;
+
+		line++;
+		if (strchr(buf, '\n') == NULL && !feof(f)) {
+			report(p, line, NULL, "line longer than %d characters", LINE_MAX_LEN);
+			while (fgets(buf, sizeof(buf), f) != NULL && strchr(buf, '\n') == NULL)
+				;
+			continue;
+		}
+		c = strchr(buf, ';');
+		if (c != NULL)
+			*c = '\0';
+		s = trim(buf);
+		if (*s == '\0')
+			continue;
+		if (*s == '#') {
+			report(p, line, NULL, "comments start with ';'");
+			continue;
+		}
+		if (*s == '[') {
+			char *end = strchr(s, ']');
+
+			if (end == NULL || end[1] != '\0') {
+				report(p, line, NULL, "section header must be '[name]' alone on its line");
+				continue;
+			}
+			*end = '\0';
+			s = trim(s + 1);
+			if (*s == '\0' || strlen(s) >= CFG_NAME_LEN) {
+				report(p, line, NULL, "section name empty or longer than %d",
+				       CFG_NAME_LEN - 1);
+				continue;
+			}
+			snprintf(sect, sizeof(sect), "%s", s);
+			add_loc(p, sect, "", line);
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (eq == NULL) {
+			report(p, line, NULL, "expected 'key = value' or '[section]'");
+			continue;
+		}
+		*eq = '\0';
+		s = trim(s);
+		if (*s == '\0' || strlen(s) >= CFG_NAME_LEN) {
+			report(p, line, NULL, "key empty or longer than %d", CFG_NAME_LEN - 1);
+			continue;
+		}
+		if (strlen(trim(eq + 1)) >= CFG_VALUE_LEN) {
+			report(p, line, s, "value longer than %d", CFG_VALUE_LEN - 1);
+			continue;
+		}
+		if (sect[0] == '\0') {
+			report(p, line, s, "key outside of any section");
+			continue;
+		}
+		add_loc(p, sect, s, line);
+	}
+	if (ferror(f))
+		report(p, 0, NULL, "read error: %s", strerror(errno));
+	return p->errors == start ? 0 : -EINVAL;
+}
+
+static int
+parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &tail) != 6)
+		return -EINVAL;
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	return 0;
+}
+
+static void
+store(void *base, const struct key_def *k, uint64_t v)
+{
+	uint8_t *dst = (uint8_t *)base + k->off;
+
+	switch (k->size) {
+	case 1: *dst = (uint8_t)v; break;
+	case 2: *(uint16_t *)dst = (uint16_t)v; break;
+	case 4: *(uint32_t *)dst = (uint32_t)v; break;
+	default: *(uint64_t *)dst = v; break;
+	}
+}
+
+static int
+parse_stages(struct parser *p, int line, const char *value, struct mpe_worker_conf *w)
+{
+	const char *s = value;
+	int bad = 0;
+
+	w->nb_stages = 0;
+	while (*s != '\0') {
+		size_t len;
+		int idx;
+
+		while (*s == ',' || isspace((unsigned char)*s))
+			s++;
+		if (*s == '\0')
+			break;
+		len = strcspn(s, ", \t");
+		idx = mpe_stage_find(s, len);
+		if (idx < 0) {
+			report(p, line, "stages", "unknown stage '%.*s' (known: %s)", (int)len, s,
+			       mpe_stage_list());
+			bad = 1;
+		} else if (w->nb_stages == MPE_MAX_STAGES) {
+			report(p, line, "stages", "more than %d stages", MPE_MAX_STAGES);
+			return -EINVAL;
+		} else {
+			w->stages[w->nb_stages++] = (uint8_t)idx;
+		}
+		s += len;
+	}
+	if (!bad && w->nb_stages == 0) {
+		report(p, line, "stages", "empty list");
+		return -EINVAL;
+	}
+	return bad ? -EINVAL : 0;
+}
+
+static void
+parse_value(struct parser *p, const struct key_def *k, void *base, const char *sect,
+	    const char *value)
+{
+	int line = loc_line(p, sect, k->key);
+	uint64_t v;
+	int rc;
+
+	switch (k->type) {
+	case T_UINT:
+	case T_CPU:
+	case T_POW2:
+		rc = mpe_parse_uint(value, k->min, k->max, &v);
+		if (rc == -ERANGE)
+			report(p, line, k->key, "'%s' out of range: must be between %" PRIu64
+			       " and %" PRIu64, value, k->min, k->max);
+		else if (rc < 0)
+			report(p, line, k->key, "'%s' is not a whole number", value);
+		else if (k->type == T_POW2 && !rte_is_power_of_2((uint32_t)v))
+			report(p, line, k->key, "%" PRIu64 " is not a power of 2", v);
+		else
+			store(base, k, v);
+		return;
+	case T_BOOL:
+		rc = mpe_parse_bool(value);
+		if (rc < 0)
+			report(p, line, k->key, "'%s' is not on/off, yes/no, true/false or 1/0",
+			       value);
+		else
+			store(base, k, (uint64_t)rc);
+		return;
+	case T_SHAPE:
+		for (v = 0; v < RTE_DIM(shape_names); v++)
+			if (strcmp(value, shape_names[v]) == 0)
+				break;
+		if (v == RTE_DIM(shape_names))
+			report(p, line, k->key, "'%s' is not one of pipeline, distributor, rss",
+			       value);
+		else
+			store(base, k, v);
+		return;
+	case T_STR:
+		if (strlen(value) < k->min || strlen(value) > k->max)
+			report(p, line, k->key, "length must be between %" PRIu64 " and %" PRIu64,
+			       k->min, k->max);
+		else
+			snprintf((char *)base + k->off, k->size, "%s", value);
+		return;
+	case T_MAC:
+		if (parse_mac(value, (uint8_t *)base + k->off) < 0)
+			report(p, line, k->key, "'%s' is not a MAC address like 02:00:00:00:00:01",
+			       value);
+		else
+			((struct mpe_port_conf *)base)->has_dst_mac = 1;
+		return;
+	case T_STAGES:
+		parse_stages(p, line, value, base);
+		return;
+	}
+}
+
+static void
+apply_defaults(enum sect sect, void *base)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(keys); i++)
+		if (keys[i].sect == sect && keys[i].type != T_STR && keys[i].type != T_MAC &&
+		    keys[i].type != T_STAGES)
+			store(base, &keys[i], keys[i].def);
+	if (sect == SECT_WORKER) {
+		struct mpe_worker_conf *w = base;
+
+		w->nb_stages = 1;
+		w->stages[0] = (uint8_t)mpe_stage_find("fwd", 3);
+	}
+}
+
+void
+mpe_config_defaults(struct mpe_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	apply_defaults(SECT_ENGINE, conf);
+}
+
+const char *
+mpe_config_shape_name(uint32_t shape)
+{
+	return shape < RTE_DIM(shape_names) ? shape_names[shape] : "?";
+}
+
+int
+mpe_config_device_primary_only(const char *device)
+{
+	static const char *const prefixes[] = {"net_pcap", "eth_pcap", "net_af_packet",
+					       "eth_af_packet"};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(prefixes); i++)
+		if (strncmp(device, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* "port 3" -> SECT_PORT, 3. Returns -EINVAL for anything else. */
+static int
+classify(struct parser *p, const char *name, enum sect *sect, unsigned int *idx)
+{
+	static const struct {
+		const char *word;
+		enum sect sect;
+		unsigned int max;
+	} kinds[] = {{"port", SECT_PORT, MPE_MAX_PORTS}, {"worker", SECT_WORKER, MPE_MAX_WORKERS}};
+	int line = loc_line(p, name, "");
+	unsigned int i;
+	uint64_t v;
+
+	if (strcmp(name, "engine") == 0) {
+		*sect = SECT_ENGINE;
+		*idx = 0;
+		return 0;
+	}
+	for (i = 0; i < RTE_DIM(kinds); i++) {
+		size_t len = strlen(kinds[i].word);
+
+		if (strncmp(name, kinds[i].word, len) != 0 || !isspace((unsigned char)name[len]))
+			continue;
+		if (mpe_parse_uint(trim((char *)(uintptr_t)(name + len)), 0, kinds[i].max - 1,
+				   &v) < 0) {
+			report(p, line, NULL, "[%s]: %s number must be between 0 and %u", name,
+			       kinds[i].word, kinds[i].max - 1);
+			return -EINVAL;
+		}
+		*sect = kinds[i].sect;
+		*idx = (unsigned int)v;
+		return 0;
+	}
+	report(p, line, NULL, "[%s]: unknown section (known: [engine], [port N], [worker N])",
+	       name);
+	return -EINVAL;
+}
+
+static const struct key_def *
+find_key(enum sect sect, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(keys); i++)
+		if (keys[i].sect == sect && strcmp(keys[i].key, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static void
+load_section(struct parser *p, struct rte_cfgfile *cfg, const char *name, struct mpe_conf *conf,
+	     uint8_t *seen_port, uint8_t *seen_worker)
+{
+	struct rte_cfgfile_entry entries[64];
+	unsigned int idx, i;
+	enum sect sect;
+	void *base;
+	int n;
+
+	if (classify(p, name, &sect, &idx) < 0)
+		return;
+	if (sect == SECT_PORT) {
+		base = &conf->ports[idx];
+		seen_port[idx] = 1;
+		conf->ports[idx].line = loc_line(p, name, "");
+	} else if (sect == SECT_WORKER) {
+		base = &conf->workers[idx];
+		seen_worker[idx] = 1;
+		conf->workers[idx].line = loc_line(p, name, "");
+	} else {
+		base = conf;
+	}
+	if (sect != SECT_ENGINE)
+		apply_defaults(sect, base);
+
+	n = rte_cfgfile_section_entries(cfg, name, entries, RTE_DIM(entries));
+	if (n < 0) {
+		report(p, loc_line(p, name, ""), NULL, "[%s]: too many keys", name);
+		return;
+	}
+	for (i = 0; i < (unsigned int)n; i++) {
+		const struct key_def *k = find_key(sect, entries[i].name);
+
+		if (k == NULL) {
+			report(p, loc_line(p, name, entries[i].name), entries[i].name,
+			       "unknown key in [%s]", name);
+			continue;
+		}
+		parse_value(p, k, base, name, entries[i].value);
+	}
+	for (i = 0; i < RTE_DIM(keys); i++)
+		if (keys[i].sect == sect && keys[i].required &&
+		    !rte_cfgfile_has_entry(cfg, name, keys[i].key))
+			report(p, loc_line(p, name, ""), keys[i].key, "missing in [%s] (%s)", name,
+			       keys[i].help);
+}
+
+static int
+same_stages(const struct mpe_worker_conf *a, const struct mpe_worker_conf *b)
+{
+	return a->nb_stages == b->nb_stages &&
+	       memcmp(a->stages, b->stages, a->nb_stages) == 0;
+}
+
+/* Checks across keys and sections, once every value is known. */
+static void
+validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
+	 const uint8_t *seen_worker)
+{
+	int eline = loc_line(p, "engine", "");
+	unsigned int i, j, fwd = 0, rings, lcores;
+	uint64_t need;
+	int fwd_idx = mpe_stage_find("fwd", 3);
+
+	for (i = 0; i < MPE_MAX_PORTS && seen_port[i]; i++)
+		;
+	c->nb_ports = (uint16_t)i;
+	for (; i < MPE_MAX_PORTS; i++)
+		if (seen_port[i])
+			report(p, c->ports[i].line, NULL,
+			       "[port %u]: ports are numbered from 0 without gaps", i);
+	for (i = 0; i < MPE_MAX_WORKERS && seen_worker[i]; i++)
+		;
+	c->nb_workers = (uint16_t)i;
+	for (; i < MPE_MAX_WORKERS; i++)
+		if (seen_worker[i])
+			report(p, c->workers[i].line, NULL,
+			       "[worker %u]: workers are numbered from 0 without gaps", i);
+	if (c->nb_ports == 0)
+		report(p, 0, NULL, "no [port 0] section: at least one port is needed");
+	if (c->nb_workers == 0)
+		report(p, 0, NULL, "no [worker 0] section: at least one worker is needed");
+
+	for (i = 0; i < c->nb_ports; i++) {
+		struct mpe_port_conf *pc = &c->ports[i];
+		char sect[16];
+
+		snprintf(sect, sizeof(sect), "port %u", i);
+		if (pc->peer == MPE_PORT_NONE)
+			pc->peer = (uint16_t)(i ^ 1) < c->nb_ports ? (uint16_t)(i ^ 1) : (uint16_t)i;
+		if (pc->peer >= c->nb_ports)
+			report(p, loc_line(p, sect, "peer"), "peer",
+			       "port %u is not configured (ports 0..%u exist)", pc->peer,
+			       c->nb_ports - 1);
+		for (j = 0; j < i; j++)
+			if (pc->device[0] != '\0' && strcmp(pc->device, c->ports[j].device) == 0)
+				report(p, loc_line(p, sect, "device"), "device",
+				       "'%s' already used by port %u", pc->device, j);
+		if (c->shape == MPE_SHAPE_RSS) {
+			if (mpe_config_device_primary_only(pc->device))
+				report(p, loc_line(p, sect, "device"), "device",
+				       "'%s': shape rss makes workers poll ports themselves, and this "
+				       "driver's datapath does not work in secondary processes (use "
+				       "shape distributor or pipeline)", pc->device);
+			if (pc->rx_queues != 0 && pc->rx_queues != c->nb_workers)
+				report(p, loc_line(p, sect, "rx_queues"), "rx_queues",
+				       "%u, but shape rss needs one queue per worker (%u)",
+				       pc->rx_queues, c->nb_workers);
+		}
+		if (pc->rx_queues == 0)
+			pc->rx_queues = c->shape == MPE_SHAPE_RSS ? c->nb_workers : 1;
+	}
+
+	for (i = 0; i < c->nb_workers; i++) {
+		struct mpe_worker_conf *w = &c->workers[i];
+		char sect[16];
+		int line;
+
+		snprintf(sect, sizeof(sect), "worker %u", i);
+		line = loc_line(p, sect, "lcore");
+		for (j = 0; j < w->nb_stages; j++)
+			fwd += w->stages[j] == fwd_idx;
+		if (w->lcore == 0)
+			continue; /* missing: already reported */
+		for (j = 0; j < i; j++)
+			if (c->workers[j].lcore == w->lcore)
+				report(p, line, "lcore", "%u already used by worker %u", w->lcore, j);
+		if (c->shape != MPE_SHAPE_RSS && w->lcore == c->io_lcore)
+			report(p, line, "lcore", "%u is the I/O lcore (engine io_lcore)", w->lcore);
+		if (c->shape != MPE_SHAPE_PIPELINE && i > 0 && !same_stages(w, &c->workers[0]))
+			report(p, loc_line(p, sect, "stages"), "stages",
+			       "shape %s runs identical workers: differs from worker 0",
+			       mpe_config_shape_name(c->shape));
+	}
+	if (c->nb_workers > 0 && fwd == 0)
+		report(p, 0, "stages", "no worker runs the 'fwd' stage: nothing would route "
+		       "packets to an output port");
+	if (c->shape == MPE_SHAPE_RSS && c->nb_workers > MPE_MAX_QUEUES)
+		report(p, loc_line(p, "engine", "shape"), "shape",
+		       "rss supports at most %d workers (one queue each)", MPE_MAX_QUEUES);
+
+	if (c->mbuf_cache > c->mbufs / 1.5)
+		report(p, loc_line(p, "engine", "mbuf_cache"), "mbuf_cache",
+		       "%u exceeds mbufs / 1.5 (%u), which the mempool refuses", c->mbuf_cache,
+		       (unsigned int)(c->mbufs / 1.5));
+	/* Every place an mbuf can wait: descriptors, rings, caches, bursts in hand. */
+	rings = c->shape == MPE_SHAPE_RSS ? 0 :
+		c->shape == MPE_SHAPE_PIPELINE ? c->nb_workers + 1U : 2U * c->nb_workers;
+	lcores = c->nb_workers + 2U;
+	need = (uint64_t)rings * c->ring_size + (uint64_t)lcores * (c->mbuf_cache + 2 * c->burst);
+	for (i = 0; i < c->nb_ports; i++)
+		need += (uint64_t)c->ports[i].rx_queues * (c->rx_desc + c->tx_desc);
+	if (p->errors == 0 && c->mbufs < need)
+		report(p, loc_line(p, "engine", "mbufs") ? loc_line(p, "engine", "mbufs") : eline,
+		       "mbufs", "%u cannot fill the configured queues, rings and caches: at least "
+		       "%" PRIu64 " needed", c->mbufs, need);
+}
+
+int
+mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
+{
+	struct parser *p;
+	struct rte_cfgfile *cfg;
+	uint8_t seen_port[MPE_MAX_PORTS] = {0}, seen_worker[MPE_MAX_WORKERS] = {0};
+	char (*names)[CFG_NAME_LEN];
+	int i, n, rc;
+	FILE *f;
+
+	mpe_config_defaults(conf);
+	snprintf(conf->path, sizeof(conf->path), "%s", path);
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	p->path = path;
+	p->err = err;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		report(p, 0, NULL, "cannot open: %s", strerror(errno));
+		goto out;
+	}
+	rc = scan_text(p, f);
+	fclose(f);
+	if (rc < 0)
+		goto out;
+
+	cfg = rte_cfgfile_load(path, 0);
+	if (cfg == NULL) {
+		report(p, 0, NULL, "cannot be parsed as INI");
+		goto out;
+	}
+	n = rte_cfgfile_num_sections(cfg, NULL, 0);
+	names = calloc(n > 0 ? n : 1, sizeof(*names));
+	if (names == NULL) {
+		rte_cfgfile_close(cfg);
+		free(p);
+		return -ENOMEM;
+	}
+	{
+		char *ptrs[MAX_LOCS];
+
+		for (i = 0; i < n && i < MAX_LOCS; i++)
+			ptrs[i] = names[i];
+		n = rte_cfgfile_sections(cfg, ptrs, RTE_MIN(n, MAX_LOCS));
+	}
+	for (i = 0; i < n; i++)
+		load_section(p, cfg, names[i], conf, seen_port, seen_worker);
+	free(names);
+	rte_cfgfile_close(cfg);
+	validate(p, conf, seen_port, seen_worker);
+out:
+	rc = p->errors;
+	free(p);
+	return rc == 0 ? 0 : -rc;
+}
+
+void
+mpe_config_dump(const struct mpe_conf *c, FILE *out)
+{
+	unsigned int i, j;
+
+	fprintf(out, "[engine]\nshape = %s\nburst = %u\nring_size = %u\nmbufs = %u\n"
+		"mbuf_cache = %u\nmbuf_data = %u\nrx_desc = %u\ntx_desc = %u\nio_lcore = %u\n"
+		"backpressure = %s\nready_timeout_ms = %u\ndrain_timeout_ms = %u\n",
+		mpe_config_shape_name(c->shape), c->burst, c->ring_size, c->mbufs, c->mbuf_cache,
+		c->mbuf_data, c->rx_desc, c->tx_desc, c->io_lcore, c->backpressure ? "on" : "off",
+		c->ready_timeout_ms, c->drain_timeout_ms);
+	for (i = 0; i < c->nb_ports; i++) {
+		const struct mpe_port_conf *pc = &c->ports[i];
+
+		fprintf(out, "\n[port %u]\ndevice = %s\npeer = %u\nrx_queues = %u\nrx = %s\n", i,
+			pc->device, pc->peer, pc->rx_queues, pc->rx ? "on" : "off");
+		if (pc->has_dst_mac)
+			fprintf(out, "dst_mac = %02x:%02x:%02x:%02x:%02x:%02x\n", pc->dst_mac[0],
+				pc->dst_mac[1], pc->dst_mac[2], pc->dst_mac[3], pc->dst_mac[4],
+				pc->dst_mac[5]);
+	}
+	for (i = 0; i < c->nb_workers; i++) {
+		const struct mpe_worker_conf *w = &c->workers[i];
+
+		fprintf(out, "\n[worker %u]\nlcore = %u\n", i, w->lcore);
+		if (w->cpu != MPE_CPU_ANY)
+			fprintf(out, "cpu = %u\n", w->cpu);
+		fprintf(out, "stages = ");
+		for (j = 0; j < w->nb_stages; j++)
+			fprintf(out, "%s%s", j ? "," : "", mpe_stage_get(w->stages[j])->name);
+		fputc('\n', out);
+	}
+}

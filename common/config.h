@@ -1,0 +1,96 @@
+/* Engine configuration: the plain-data form published in shared memory, and its parser.
+ * Parsing and validation run in one process (the primary, or `--check`), before any EAL
+ * object exists; the result holds no pointers, so every worker can read its copy.
+ */
+#ifndef MPE_CONFIG_H
+#define MPE_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define MPE_MAX_PORTS 16
+#define MPE_MAX_WORKERS 32
+#define MPE_MAX_STAGES 8 /* stages one worker runs */
+#define MPE_MAX_QUEUES 16
+#define MPE_MAX_BURST 256
+#define MPE_DEVNAME_LEN 64
+#define MPE_PORT_NONE UINT16_MAX
+#define MPE_CPU_ANY UINT16_MAX
+
+/* Defaults: named here, applied by the table in config.c. */
+#define MPE_DEF_BURST 32
+#define MPE_DEF_RING_SIZE 1024
+#define MPE_DEF_MBUFS 16383
+#define MPE_DEF_MBUF_CACHE 256
+#define MPE_DEF_MBUF_DATA 2048
+#define MPE_DEF_RX_DESC 1024
+#define MPE_DEF_TX_DESC 1024
+#define MPE_DEF_IO_LCORE 1
+#define MPE_DEF_READY_TIMEOUT_MS 10000
+#define MPE_DEF_DRAIN_TIMEOUT_MS 2000
+#define MPE_DEF_STALL_TIMEOUT_MS 0
+
+enum mpe_shape {
+	MPE_SHAPE_PIPELINE,    /* io rx -> w0 -> w1 -> ... -> io tx */
+	MPE_SHAPE_DISTRIBUTOR, /* io rx spreads by flow hash over identical workers */
+	MPE_SHAPE_RSS,	       /* each worker polls its own queue of every port */
+};
+
+struct mpe_port_conf {
+	char device[MPE_DEVNAME_LEN]; /* ethdev name: a --vdev name or a PCI address */
+	uint16_t peer;		      /* index into ports[] that receives what this port receives */
+	uint16_t rx_queues;	      /* 0: as many as the shape needs */
+	uint8_t rx;		      /* 0: never polled (a transmit-only port) */
+	uint8_t has_dst_mac;
+	uint8_t dst_mac[6]; /* destination MAC written into frames sent out of this port */
+	int line;	    /* where the section starts, for messages */
+	/* filled by the primary when the port is started, before any worker exists */
+	uint16_t port_id; /* ethdev port id (the same in every process) */
+	uint16_t nb_txq;
+	uint8_t mac[6];
+};
+
+struct mpe_worker_conf {
+	uint16_t lcore;
+	uint16_t cpu; /* MPE_CPU_ANY: the primary chooses */
+	uint8_t nb_stages;
+	uint8_t stages[MPE_MAX_STAGES]; /* indices into the stage table (common/stage.h) */
+	int line;
+};
+
+struct mpe_conf {
+	char path[256];
+	uint32_t shape; /* enum mpe_shape */
+	uint32_t burst;
+	uint32_t ring_size;
+	uint32_t mbufs;
+	uint32_t mbuf_cache;
+	uint32_t mbuf_data;
+	uint32_t rx_desc;
+	uint32_t tx_desc;
+	uint32_t io_lcore;
+	uint32_t backpressure; /* 1: a full ring stalls its producer instead of dropping */
+	uint32_t ready_timeout_ms;
+	uint32_t drain_timeout_ms;
+	uint16_t nb_ports;
+	uint16_t nb_workers;
+	struct mpe_port_conf ports[MPE_MAX_PORTS];
+	struct mpe_worker_conf workers[MPE_MAX_WORKERS];
+};
+
+/* Load and validate @path into @conf. Every problem is printed to @err as
+ * "file:line: key: reason". Returns 0, or the negative number of errors. */
+int mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err);
+
+/* Defaults for every key, and no ports or workers. */
+void mpe_config_defaults(struct mpe_conf *conf);
+
+const char *mpe_config_shape_name(uint32_t shape);
+
+/* 1 when the driver behind @device cannot be polled from a secondary process. */
+int mpe_config_device_primary_only(const char *device);
+
+/* Write the configuration back as INI text (what the engine runs with). */
+void mpe_config_dump(const struct mpe_conf *conf, FILE *out);
+
+#endif

@@ -1,0 +1,18 @@
+/* Names of the engine's shared objects, built into caller buffers.
+ * Every process derives the same names from the same configuration; nothing else is needed
+ * to find an object. */
+#ifndef MPE_NAMES_H
+#define MPE_NAMES_H
+
+#include <stddef.h>
+
+#define MPE_NAME_SHM "mpe_shared"
+#define MPE_NAME_POOL "mpe_mbufs"
+
+/* Ends of a ring: the primary's I/O lcore, or a worker. */
+#define MPE_END_IO (-1)
+
+/* "mpe_io_w0", "mpe_w0_w1", "mpe_w1_io". Returns 0, or -ENAMETOOLONG / -EINVAL. */
+int mpe_names_ring(char *buf, size_t size, int from, int to);
+
+#endif

@@ -1,0 +1,87 @@
+/* Bounded parsers for numbers and switches. Pure functions. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "parse.h"
+
+int
+mpe_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (s == NULL || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		v = strtoull(s + 2, &end, 16);
+	else
+		v = strtoull(s, &end, 10);
+	if (end == s || (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && end == s + 2))
+		return -EINVAL;
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int
+mpe_parse_bool(const char *s)
+{
+	static const char *const yes[] = {"on", "yes", "true", "1"};
+	static const char *const no[] = {"off", "no", "false", "0"};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcasecmp(s, yes[i]) == 0)
+			return 1;
+		if (strcasecmp(s, no[i]) == 0)
+			return 0;
+	}
+	return -EINVAL;
+}
+
+int
+mpe_parse_cpulist(const char *s, cpu_set_t *set)
+{
+	CPU_ZERO(set);
+	while (*s != '\0' && *s != '\n') {
+		char num[16];
+		uint64_t lo, hi, c;
+		size_t len = strspn(s, "0123456789");
+		int rc;
+
+		if (len == 0 || len >= sizeof(num))
+			return -EINVAL;
+		memcpy(num, s, len);
+		num[len] = '\0';
+		rc = mpe_parse_uint(num, 0, CPU_SETSIZE - 1, &lo);
+		if (rc < 0)
+			return rc;
+		s += len;
+		hi = lo;
+		if (*s == '-') {
+			len = strspn(++s, "0123456789");
+			if (len == 0 || len >= sizeof(num))
+				return -EINVAL;
+			memcpy(num, s, len);
+			num[len] = '\0';
+			rc = mpe_parse_uint(num, lo, CPU_SETSIZE - 1, &hi);
+			if (rc < 0)
+				return rc;
+			s += len;
+		}
+		for (c = lo; c <= hi; c++)
+			CPU_SET(c, set);
+		if (*s == ',')
+			s++;
+		else if (*s != '\0' && *s != '\n')
+			return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* Bounded parsers for numbers and switches: every number the engine reads goes through here. */
+#ifndef MPE_PARSE_H
+#define MPE_PARSE_H
+
+#include <stdint.h>
+
+/* Decimal (or 0x hex) whole number in [min, max]. Returns 0, -EINVAL for anything that is
+ * not a whole number (sign, garbage, empty), -ERANGE when out of bounds. */
+int mpe_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* on/off, yes/no, true/false, 1/0: returns 1, 0, or -EINVAL. */
+int mpe_parse_bool(const char *s);
+
+/* A Linux CPU list ("0-3,8,10-11") into @set. Returns 0 or -EINVAL/-ERANGE. */
+#include <sched.h>
+int mpe_parse_cpulist(const char *s, cpu_set_t *set);
+
+#endif

@@ -1,0 +1,106 @@
+/* The stage table and the stages of the core engine:
+ *   flowhash - symmetric flow hash into the packet's metadata
+ *   fwd      - route to the peer port of the receiving port, optional MAC rewrite
+ * Stages run on one worker at a time; their counters belong to that worker.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "pkt.h"
+#include "stage.h"
+
+static uint16_t
+flowhash_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		mpe_meta(m, ctx->meta_offset)->flow_hash =
+			mpe_pkt_flow_hash(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m));
+	}
+	return n;
+}
+
+static uint16_t
+fwd_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct mpe_conf *conf = ctx->conf;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
+		uint16_t in = ctx->port_index[m->port];
+		uint16_t out;
+
+		/* port_index covers every ethdev id; unknown ids map to MPE_PORT_NONE and the
+		 * packet leaves unrouted, to be counted as no_route where it is sent. */
+		if (unlikely(in == MPE_PORT_NONE))
+			continue;
+		out = conf->ports[in].peer;
+		meta->out_port = out;
+		if (conf->ports[out].has_dst_mac && rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) {
+			struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+			memcpy(&eth->dst_addr, conf->ports[out].dst_mac, RTE_ETHER_ADDR_LEN);
+			rte_ether_addr_copy(&ctx->port_mac[out], &eth->src_addr);
+		}
+	}
+	return n;
+}
+
+static const struct mpe_stage_ops stages[] = {
+	{
+		.name = "fwd",
+		.help = "send to the peer of the receiving port; rewrite MACs if dst_mac is set",
+		.burst = fwd_burst,
+	},
+	{
+		.name = "flowhash",
+		.help = "compute the symmetric flow hash of each packet",
+		.burst = flowhash_burst,
+	},
+};
+
+int
+mpe_stage_find(const char *name, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(stages); i++)
+		if (strlen(stages[i].name) == len && strncmp(stages[i].name, name, len) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+const struct mpe_stage_ops *
+mpe_stage_get(unsigned int idx)
+{
+	return idx < RTE_DIM(stages) ? &stages[idx] : NULL;
+}
+
+unsigned int
+mpe_stage_count(void)
+{
+	return RTE_DIM(stages);
+}
+
+const char *
+mpe_stage_list(void)
+{
+	static char list[256];
+	size_t off = 0;
+	unsigned int i;
+
+	if (list[0] != '\0')
+		return list;
+	for (i = 0; i < RTE_DIM(stages) && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+					stages[i].name);
+	return list;
+}

@@ -1,0 +1,62 @@
+/* Packet stages: the table every worker runs from, and the context a stage works in.
+ * The table is process-local (static const); shared memory names a stage by its index,
+ * never by address, because function pointers differ between processes.
+ */
+#ifndef MPE_STAGE_H
+#define MPE_STAGE_H
+
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "shm.h"
+
+/* Per-packet metadata, kept in an mbuf dynamic field registered by the primary. */
+struct mpe_meta {
+	uint32_t flow_hash; /* symmetric: both directions of a flow give the same value */
+	uint16_t out_port;  /* index into conf.ports[], MPE_PORT_NONE until routed */
+	uint8_t verdict;
+	uint8_t flags;
+};
+
+#define MPE_META_NAME "mpe_meta"
+
+struct mpe_stage_ctx {
+	const struct mpe_shared *shm;
+	const struct mpe_conf *conf;
+	struct mpe_counters *cnt; /* this stage's counters in the worker's slot */
+	int meta_offset;
+	uint16_t port_ids[MPE_MAX_PORTS]; /* ethdev port id of each configured port */
+	uint16_t port_index[RTE_MAX_ETHPORTS]; /* configured index of each ethdev id, or NONE */
+	struct rte_ether_addr port_mac[MPE_MAX_PORTS];
+	void *priv; /* the stage's own state, made by init in the running process */
+};
+
+/* A stage: burst takes @n packets, keeps the ones that go on at the front of @pkts in order,
+ * frees and counts the others, and returns how many go on. */
+struct mpe_stage_ops {
+	const char *name;
+	const char *help;
+	int (*init)(struct mpe_stage_ctx *ctx);
+	uint16_t (*burst)(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n);
+	void (*fini)(struct mpe_stage_ctx *ctx);
+};
+
+#define MPE_STAGE_NONE 0xff
+
+/* Index of the stage called @name (length @len), or -ENOENT. */
+int mpe_stage_find(const char *name, size_t len);
+const struct mpe_stage_ops *mpe_stage_get(unsigned int idx);
+unsigned int mpe_stage_count(void);
+/* "fwd, flowhash": the known names, for messages. */
+const char *mpe_stage_list(void);
+
+static inline struct mpe_meta *
+mpe_meta(struct rte_mbuf *m, int offset)
+{
+	return RTE_MBUF_DYNFIELD(m, offset, struct mpe_meta *);
+}
+
+#endif

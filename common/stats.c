@@ -1,0 +1,119 @@
+/* Counter totals and the summary printed when the engine stops. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "stage.h"
+#include "stats.h"
+
+static const char *const drop_names[MPE_DROP_MAX] = {
+	[MPE_DROP_RING_FULL] = "ring_full", [MPE_DROP_TX_FULL] = "tx_full",
+	[MPE_DROP_NO_MBUF] = "no_mbuf",	    [MPE_DROP_VERDICT] = "verdict",
+	[MPE_DROP_NO_ROUTE] = "no_route",   [MPE_DROP_SHUTDOWN] = "shutdown",
+};
+
+const char *
+mpe_stats_drop_name(unsigned int reason)
+{
+	return reason < MPE_DROP_MAX ? drop_names[reason] : "?";
+}
+
+static void
+add_drops(struct mpe_totals *t, const struct mpe_counters *c)
+{
+	unsigned int r;
+
+	for (r = 0; r < MPE_DROP_MAX; r++) {
+		t->drops[r] += c->drops[r];
+		t->dropped += c->drops[r];
+	}
+}
+
+void
+mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
+{
+	const struct mpe_conf *conf = &shm->conf;
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < conf->nb_workers; i++) {
+		const struct mpe_counters *c = &shm->workers[i].cnt;
+
+		if (conf->shape == MPE_SHAPE_RSS) {
+			t->in += c->rx;
+			t->out += c->tx;
+		}
+		add_drops(t, c);
+	}
+	if (conf->shape != MPE_SHAPE_RSS) {
+		for (i = 0; i < conf->nb_ports; i++) {
+			t->in += shm->io.port[i].rx;
+			t->out += shm->io.port[i].tx;
+		}
+	}
+	add_drops(t, &shm->io.io);
+}
+
+static void
+print_counters(FILE *out, const char *what, const struct mpe_counters *c, uint64_t tsc_hz)
+{
+	unsigned int r;
+
+	fprintf(out, "  %-28s rx %" PRIu64 " tx %" PRIu64, what, c->rx, c->tx);
+	for (r = 0; r < MPE_DROP_MAX; r++)
+		if (c->drops[r] != 0)
+			fprintf(out, " %s %" PRIu64, drop_names[r], c->drops[r]);
+	if (c->rx > 0 && c->cycles > 0)
+		fprintf(out, " cycles/pkt %.1f", (double)c->cycles / (double)c->rx);
+	fputc('\n', out);
+	(void)tsc_hz;
+}
+
+void
+mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
+{
+	static const char *const state_names[] = {"none", "starting", "ready", "running",
+						  "exited", "failed"};
+	const struct mpe_conf *conf = &shm->conf;
+	struct mpe_totals t;
+	unsigned int i, s;
+	char what[64];
+
+	fprintf(out, "mpe summary (%s build, shape %s, %u workers)\n",
+		shm->worker_model ? "thread" : "process", mpe_config_shape_name(conf->shape),
+		conf->nb_workers);
+	for (i = 0; i < conf->nb_ports; i++) {
+		snprintf(what, sizeof(what), "port %u (%s)", i, conf->ports[i].device);
+		if (conf->shape != MPE_SHAPE_RSS)
+			print_counters(out, what, &shm->io.port[i], shm->tsc_hz);
+		else
+			fprintf(out, "  %s\n", what);
+	}
+	if (conf->shape != MPE_SHAPE_RSS) {
+		snprintf(what, sizeof(what), "io (lcore %u)", conf->io_lcore);
+		print_counters(out, what, &shm->io.io, shm->tsc_hz);
+	}
+	for (i = 0; i < conf->nb_workers; i++) {
+		const struct mpe_worker_slot *slot = &shm->workers[i];
+		uint32_t st = slot->status.state;
+
+		snprintf(what, sizeof(what), "worker %u (lcore %u, %s)", i, conf->workers[i].lcore,
+			 st < RTE_DIM(state_names) ? state_names[st] : "?");
+		print_counters(out, what, &slot->cnt, shm->tsc_hz);
+		for (s = 0; s < conf->workers[i].nb_stages; s++) {
+			const struct mpe_counters *sc = &slot->stage_cnt[s];
+
+			if (sc->rx == 0)
+				continue;
+			fprintf(out, "    stage %-10s packets %" PRIu64 " cycles/pkt %.1f\n",
+				mpe_stage_get(conf->workers[i].stages[s])->name, sc->rx,
+				(double)sc->cycles / (double)sc->rx);
+		}
+	}
+	mpe_stats_totals(shm, &t);
+	fprintf(out, "total: in %" PRIu64 " out %" PRIu64 " dropped %" PRIu64, t.in, t.out,
+		t.dropped);
+	for (i = 0; i < MPE_DROP_MAX; i++)
+		if (t.drops[i] != 0)
+			fprintf(out, " %s %" PRIu64, drop_names[i], t.drops[i]);
+	fprintf(out, " unaccounted %" PRId64 "\n", (int64_t)(t.in - t.out - t.dropped));
+}

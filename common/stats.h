@@ -1,0 +1,21 @@
+/* Reading the engine's counters from shared memory: totals and the final summary.
+ * Readers only: counters are read without locks, each from its single writer. */
+#ifndef MPE_STATS_H
+#define MPE_STATS_H
+
+#include <stdio.h>
+
+#include "shm.h"
+
+struct mpe_totals {
+	uint64_t in;  /* packets the engine received from ports */
+	uint64_t out; /* packets it transmitted */
+	uint64_t dropped;
+	uint64_t drops[MPE_DROP_MAX];
+};
+
+void mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t);
+const char *mpe_stats_drop_name(unsigned int reason);
+void mpe_stats_summary(const struct mpe_shared *shm, FILE *out);
+
+#endif

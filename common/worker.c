@@ -1,0 +1,356 @@
+/* The worker loop, shared by both builds: take a burst (ring or port queue), run the stages,
+ * hand the survivors on. One writer per counter: this worker. The only shared reads on the
+ * hot path are the stop flag and, once per 100 ms, the primary's heartbeat.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+
+#include "log.h"
+#include "names.h"
+#include "worker.h"
+
+#define PRIMARY_CHECK_PER_S 10
+#define PRIMARY_STALE_CHECKS 3 /* heartbeats missed before asking the kernel */
+
+void
+mpe_worker_port_tables(const struct mpe_shared *shm, struct mpe_stage_ctx *ctx)
+{
+	const struct mpe_conf *conf = &shm->conf;
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++)
+		ctx->port_index[i] = MPE_PORT_NONE;
+	for (i = 0; i < conf->nb_ports; i++) {
+		ctx->port_ids[i] = conf->ports[i].port_id;
+		ctx->port_index[conf->ports[i].port_id] = (uint16_t)i;
+		memcpy(ctx->port_mac[i].addr_bytes, conf->ports[i].mac, RTE_ETHER_ADDR_LEN);
+	}
+}
+
+static int
+lookup_ring(struct rte_ring **r, int from, int to, char *err, size_t err_size)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	mpe_names_ring(name, sizeof(name), from, to);
+	*r = rte_ring_lookup(name);
+	if (*r == NULL) {
+		snprintf(err, err_size, "ring %s not found", name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int
+mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, char *err,
+		size_t err_size)
+{
+	const struct mpe_conf *conf = &shm->conf;
+	const struct mpe_worker_conf *wc;
+	unsigned int i;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	if (id >= conf->nb_workers) {
+		snprintf(err, err_size, "worker %u is not configured (%u workers)", id,
+			 conf->nb_workers);
+		return -EINVAL;
+	}
+	wc = &conf->workers[id];
+	w->shm = shm;
+	w->slot = &shm->workers[id];
+	w->id = id;
+	w->burst = (uint16_t)conf->burst;
+	w->backpressure = (uint8_t)conf->backpressure;
+
+	switch (conf->shape) {
+	case MPE_SHAPE_PIPELINE:
+		rc = lookup_ring(&w->in, id == 0 ? MPE_END_IO : (int)id - 1, (int)id, err, err_size);
+		if (rc == 0)
+			rc = lookup_ring(&w->out, (int)id,
+					 id + 1 == conf->nb_workers ? MPE_END_IO : (int)id + 1, err,
+					 err_size);
+		break;
+	case MPE_SHAPE_DISTRIBUTOR:
+		rc = lookup_ring(&w->in, MPE_END_IO, (int)id, err, err_size);
+		if (rc == 0)
+			rc = lookup_ring(&w->out, (int)id, MPE_END_IO, err, err_size);
+		break;
+	default:
+		w->rss = 1;
+		w->queue = (uint16_t)id;
+		for (i = 0; i < conf->nb_ports; i++)
+			if (conf->ports[i].rx)
+				w->rx_ports[w->nb_rx_ports++] = (uint16_t)i;
+		rc = 0;
+		break;
+	}
+	if (rc < 0)
+		return rc;
+
+	w->nb_stages = wc->nb_stages;
+	for (i = 0; i < wc->nb_stages; i++) {
+		struct mpe_stage_ctx *ctx = &w->sctx[i];
+
+		w->ops[i] = mpe_stage_get(wc->stages[i]);
+		if (w->ops[i] == NULL) {
+			snprintf(err, err_size, "stage index %u unknown to this build", wc->stages[i]);
+			return -EINVAL;
+		}
+		ctx->shm = shm;
+		ctx->conf = conf;
+		ctx->cnt = &w->slot->stage_cnt[i];
+		ctx->meta_offset = shm->meta_offset;
+		mpe_worker_port_tables(shm, ctx);
+		if (w->ops[i]->init != NULL) {
+			rc = w->ops[i]->init(ctx);
+			if (rc < 0) {
+				snprintf(err, err_size, "stage %s: init failed: %s", w->ops[i]->name,
+					 strerror(-rc));
+				while (i-- > 0)
+					if (w->ops[i]->fini != NULL)
+						w->ops[i]->fini(&w->sctx[i]);
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+void
+mpe_worker_fini(struct mpe_worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nb_stages; i++)
+		if (w->ops[i]->fini != NULL)
+			w->ops[i]->fini(&w->sctx[i]);
+}
+
+volatile sig_atomic_t mpe_worker_stop_requested;
+
+static inline int
+should_stop(const struct mpe_worker *w)
+{
+	return w->slot->ctl.stop || w->shm->run_state == MPE_RUN_STOP ||
+	       mpe_worker_stop_requested;
+}
+
+/* Off the fast path: once per 100 ms look at the primary's heartbeat; after three unchanged
+ * looks ask the kernel whether it still exists. */
+static __rte_noinline void
+check_primary(struct mpe_worker *w, uint64_t now)
+{
+	uint64_t beat = w->shm->primary_heartbeat;
+
+	w->primary_check_tsc = now + w->shm->tsc_hz / PRIMARY_CHECK_PER_S;
+	if (beat != w->primary_beat_seen) {
+		w->primary_beat_seen = beat;
+		w->primary_gone = 0;
+		return;
+	}
+	if (++w->primary_gone < PRIMARY_STALE_CHECKS)
+		return;
+	if (kill(w->shm->primary_pid, 0) < 0 && errno == ESRCH)
+		w->primary_gone = UINT8_MAX;
+}
+
+static inline void
+free_bulk(struct rte_mbuf **pkts, uint16_t n, struct mpe_counters *cnt, enum mpe_drop why)
+{
+	if (n == 0)
+		return;
+	rte_pktmbuf_free_bulk(pkts, n);
+	cnt->drops[why] += n;
+}
+
+/* Run every stage over the burst, timing each; returns the packets that go on. */
+static inline uint16_t
+run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	unsigned int s;
+
+	for (s = 0; s < w->nb_stages && n > 0; s++) {
+		struct mpe_counters *sc = w->sctx[s].cnt;
+		uint64_t t0 = rte_rdtsc();
+		uint16_t kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
+
+		sc->cycles += rte_rdtsc() - t0;
+		sc->rx += n;
+		sc->tx += kept;
+		sc->bursts++;
+		sc->drops[MPE_DROP_VERDICT] += n - kept;
+		w->slot->cnt.drops[MPE_DROP_VERDICT] += n - kept;
+		n = kept;
+	}
+	return n;
+}
+
+static inline void
+send_ring(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct mpe_counters *cnt = &w->slot->cnt;
+	uint16_t sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)pkts, n, NULL);
+
+	while (unlikely(sent < n) && w->backpressure && !should_stop(w)) {
+		rte_pause();
+		sent += (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)pkts + sent, n - sent,
+							     NULL);
+	}
+	cnt->tx += sent;
+	free_bulk(pkts + sent, n - sent, cnt, MPE_DROP_RING_FULL);
+}
+
+/* rss: transmit runs of packets that go to the same port on this worker's queue. */
+static inline void
+send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct mpe_conf *conf = &w->shm->conf;
+	struct mpe_counters *cnt = &w->slot->cnt;
+	int off = w->shm->meta_offset;
+	uint16_t i = 0;
+
+	while (i < n) {
+		uint16_t out = mpe_meta(pkts[i], off)->out_port;
+		uint16_t j = i + 1, sent;
+
+		while (j < n && mpe_meta(pkts[j], off)->out_port == out)
+			j++;
+		if (unlikely(out >= conf->nb_ports)) {
+			free_bulk(pkts + i, j - i, cnt, MPE_DROP_NO_ROUTE);
+			i = j;
+			continue;
+		}
+		sent = rte_eth_tx_burst(conf->ports[out].port_id, w->queue, pkts + i, j - i);
+		while (unlikely(sent < j - i) && w->backpressure && !should_stop(w)) {
+			rte_pause();
+			sent += rte_eth_tx_burst(conf->ports[out].port_id, w->queue,
+						 pkts + i + sent, j - i - sent);
+		}
+		cnt->tx += sent;
+		free_bulk(pkts + i + sent, j - i - sent, cnt, MPE_DROP_TX_FULL);
+		i = j;
+	}
+}
+
+static inline void
+init_meta(struct rte_mbuf **pkts, uint16_t n, int off)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct mpe_meta *meta = mpe_meta(pkts[i], off);
+
+		meta->out_port = MPE_PORT_NONE;
+		meta->verdict = 0;
+		meta->flags = 0;
+	}
+}
+
+static inline uint16_t
+recv_ports(struct mpe_worker *w, struct rte_mbuf **pkts, unsigned int *next)
+{
+	const struct mpe_conf *conf = &w->shm->conf;
+	unsigned int k;
+
+	if (w->shm->run_state != MPE_RUN_ACTIVE)
+		return 0;
+	for (k = 0; k < w->nb_rx_ports; k++) {
+		uint16_t p = w->rx_ports[(*next + k) % w->nb_rx_ports];
+		uint16_t n = rte_eth_rx_burst(conf->ports[p].port_id, w->queue, pkts, w->burst);
+
+		if (n > 0) {
+			*next = (*next + k + 1) % w->nb_rx_ports;
+			init_meta(pkts, n, w->shm->meta_offset);
+			return n;
+		}
+	}
+	return 0;
+}
+
+/* The loop body, specialised by the constant @rss. */
+static __rte_always_inline void
+worker_loop(struct mpe_worker *w, const int rss)
+{
+	struct mpe_worker_slot *slot = w->slot;
+	struct mpe_counters *cnt = &slot->cnt;
+	struct rte_mbuf *pkts[MPE_MAX_BURST];
+	unsigned int next_port = 0;
+
+	while (likely(!should_stop(w))) {
+		uint64_t now = rte_rdtsc();
+		uint16_t n, i;
+		uint32_t bytes = 0;
+
+		slot->status.heartbeat++;
+		if (unlikely(now >= w->primary_check_tsc)) {
+			check_primary(w, now);
+			if (w->primary_gone == UINT8_MAX)
+				break;
+		}
+		if (rss)
+			n = recv_ports(w, pkts, &next_port);
+		else
+			n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)pkts, w->burst, NULL);
+		cnt->polls++;
+		if (n == 0)
+			continue;
+		for (i = 0; i < n; i++)
+			bytes += rte_pktmbuf_pkt_len(pkts[i]);
+		cnt->rx += n;
+		cnt->rx_bytes += bytes;
+		cnt->bursts++;
+		n = run_stages(w, pkts, n);
+		if (rss)
+			send_ports(w, pkts, n);
+		else
+			send_ring(w, pkts, n);
+		cnt->cycles += rte_rdtsc() - now;
+	}
+}
+
+static __rte_noinline void
+loop_rings(struct mpe_worker *w)
+{
+	worker_loop(w, 0);
+}
+
+static __rte_noinline void
+loop_ports(struct mpe_worker *w)
+{
+	worker_loop(w, 1);
+}
+
+int
+mpe_worker_main(void *arg)
+{
+	struct mpe_worker *w = arg;
+	struct mpe_worker_status *st = &w->slot->status;
+
+	st->lcore = rte_lcore_id();
+	w->primary_beat_seen = w->shm->primary_heartbeat;
+	w->primary_check_tsc = rte_rdtsc() + w->shm->tsc_hz / PRIMARY_CHECK_PER_S;
+	st->state = MPE_WORKER_RUNNING;
+	MPE_LOG(INFO, worker, "worker %u: running on lcore %u (%s)", w->id, st->lcore,
+		w->rss ? "port queues" : "rings");
+	if (w->rss)
+		loop_ports(w);
+	else
+		loop_rings(w);
+	if (w->primary_gone == UINT8_MAX) {
+		MPE_LOG(ERR, worker, "worker %u: primary (pid %d) is gone: exiting", w->id,
+			w->shm->primary_pid);
+		return -ESRCH;
+	}
+	MPE_LOG(INFO, worker, "worker %u: stopped after %" PRIu64 " packets", w->id,
+		w->slot->cnt.rx);
+	return 0;
+}

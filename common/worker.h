@@ -1,0 +1,51 @@
+/* The worker loop, shared by the process and the thread build.
+ * A worker owns its slot's status and counter lines and its rings' consumer (input) and
+ * producer (output) ends; it reads the control line and the configuration.
+ */
+#ifndef MPE_WORKER_H
+#define MPE_WORKER_H
+
+#include <signal.h>
+
+#include <rte_ring.h>
+
+#include "shm.h"
+#include "stage.h"
+
+struct mpe_worker {
+	struct mpe_shared *shm;
+	struct mpe_worker_slot *slot;
+	unsigned int id;
+	uint16_t burst;
+	uint8_t backpressure;
+	uint8_t rss; /* 1: poll ports directly (shape rss), 0: rings */
+	struct rte_ring *in;
+	struct rte_ring *out;
+	uint16_t queue; /* rss: the queue this worker owns on every port */
+	uint16_t nb_rx_ports;
+	uint16_t rx_ports[MPE_MAX_PORTS]; /* rss: configured indices of ports polled */
+	uint8_t nb_stages;
+	const struct mpe_stage_ops *ops[MPE_MAX_STAGES];
+	struct mpe_stage_ctx sctx[MPE_MAX_STAGES];
+	uint64_t primary_check_tsc; /* next time to look at the primary's heartbeat */
+	uint64_t primary_beat_seen;
+	uint8_t primary_gone;
+};
+
+/* Find this worker's rings and set up its stages. Returns 0 or -errno; on failure
+ * @err holds the reason, for the slot and the log. */
+int mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, char *err,
+		    size_t err_size);
+
+/* Set from a signal handler of a worker process: leave the loop as if told to stop. */
+extern volatile sig_atomic_t mpe_worker_stop_requested;
+
+/* The loop: returns when told to stop or when the primary is gone. lcore_function_t. */
+int mpe_worker_main(void *arg);
+
+void mpe_worker_fini(struct mpe_worker *w);
+
+/* Fill a stage context's port tables from the configuration (also used by the I/O lcore). */
+void mpe_worker_port_tables(const struct mpe_shared *shm, struct mpe_stage_ctx *ctx);
+
+#endif

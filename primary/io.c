@@ -1,0 +1,312 @@
+/* The I/O lcore: port RX into the first ring(s), last ring(s) into port TX.
+ * Runs in the primary because net_pcap and net_af_packet cannot be polled from secondaries.
+ * It is the single producer of every ring out of "io" and the single consumer of every ring
+ * into "io", and the only writer of shm->io.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+
+#include "log.h"
+#include "names.h"
+#include "pkt.h"
+#include "primary.h"
+#include "stage.h"
+
+#define RETA_SIZE 256 /* flow hash -> worker, like a NIC's redirection table */
+#define TX_FLUSH_US 100
+
+struct tx_port {
+	struct io *io;
+	uint16_t idx;
+	struct rte_eth_dev_tx_buffer *buf;
+};
+
+struct io {
+	struct mpe_shared *shm;
+	const struct mpe_conf *conf;
+	struct mpe_io_stats *st;
+	int meta_offset;
+	uint16_t burst;
+	uint8_t backpressure;
+	uint8_t distribute;
+	uint16_t nb_in; /* rings io -> worker */
+	uint16_t nb_out; /* rings worker -> io */
+	struct rte_ring *in[MPE_MAX_WORKERS];
+	struct rte_ring *out[MPE_MAX_WORKERS];
+	uint8_t reta[RETA_SIZE];
+	/* packets bound for each input ring, not yet enqueued */
+	uint16_t nb_pend[MPE_MAX_WORKERS];
+	struct rte_mbuf *pend[MPE_MAX_WORKERS][MPE_MAX_BURST];
+	struct tx_port tx[MPE_MAX_PORTS];
+};
+
+static int
+stopping(const struct io *io)
+{
+	return io->shm->run_state == MPE_RUN_STOP;
+}
+
+/* Called by rte_eth_tx_buffer when the device took only part of a burst. */
+static void
+tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *arg)
+{
+	struct tx_port *tp = arg;
+	struct io *io = tp->io;
+	uint16_t pid = io->conf->ports[tp->idx].port_id, done = 0;
+
+	while (io->backpressure && done < unsent && !stopping(io)) {
+		uint16_t n = rte_eth_tx_burst(pid, 0, pkts + done, unsent - done);
+
+		io->st->port[tp->idx].tx += n;
+		done += n;
+		if (n == 0)
+			rte_pause();
+	}
+	if (done < unsent) {
+		rte_pktmbuf_free_bulk(pkts + done, unsent - done);
+		io->st->io.drops[MPE_DROP_TX_FULL] += unsent - done;
+	}
+}
+
+static int
+lookup(struct rte_ring **r, int from, int to)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	mpe_names_ring(name, sizeof(name), from, to);
+	*r = rte_ring_lookup(name);
+	if (*r == NULL) {
+		MPE_LOG(ERR, io, "ring %s not found", name);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int
+io_init(struct io *io, struct mpe_primary *p)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	unsigned int i;
+
+	memset(io, 0, sizeof(*io));
+	io->shm = p->shm;
+	io->conf = conf;
+	io->st = &p->shm->io;
+	io->meta_offset = p->shm->meta_offset;
+	io->burst = (uint16_t)conf->burst;
+	io->backpressure = (uint8_t)conf->backpressure;
+	if (conf->shape == MPE_SHAPE_PIPELINE) {
+		io->nb_in = io->nb_out = 1;
+		if (lookup(&io->in[0], MPE_END_IO, 0) < 0 ||
+		    lookup(&io->out[0], conf->nb_workers - 1, MPE_END_IO) < 0)
+			return -ENOENT;
+	} else {
+		io->distribute = 1;
+		io->nb_in = io->nb_out = conf->nb_workers;
+		for (i = 0; i < conf->nb_workers; i++)
+			if (lookup(&io->in[i], MPE_END_IO, (int)i) < 0 ||
+			    lookup(&io->out[i], (int)i, MPE_END_IO) < 0)
+				return -ENOENT;
+		for (i = 0; i < RETA_SIZE; i++)
+			io->reta[i] = (uint8_t)(i % conf->nb_workers);
+	}
+	for (i = 0; i < conf->nb_ports; i++) {
+		struct tx_port *tp = &io->tx[i];
+
+		tp->io = io;
+		tp->idx = (uint16_t)i;
+		tp->buf = rte_zmalloc_socket("mpe_txbuf", RTE_ETH_TX_BUFFER_SIZE(io->burst), 0,
+					     rte_socket_id());
+		if (tp->buf == NULL)
+			return -ENOMEM;
+		rte_eth_tx_buffer_init(tp->buf, io->burst);
+		rte_eth_tx_buffer_set_err_callback(tp->buf, tx_unsent, tp);
+	}
+	return 0;
+}
+
+static void
+io_fini(struct io *io)
+{
+	unsigned int i;
+
+	for (i = 0; i < io->conf->nb_ports; i++)
+		rte_free(io->tx[i].buf);
+}
+
+/* Push what waits for input ring @w; in drop mode whatever does not fit is dropped. */
+static inline void
+flush_pending(struct io *io, unsigned int w)
+{
+	uint16_t n = io->nb_pend[w], sent;
+
+	if (n == 0)
+		return;
+	sent = (uint16_t)rte_ring_sp_enqueue_burst(io->in[w], (void **)io->pend[w], n, NULL);
+	if (sent < n && !io->backpressure) {
+		rte_pktmbuf_free_bulk(io->pend[w] + sent, n - sent);
+		io->st->io.drops[MPE_DROP_RING_FULL] += n - sent;
+		sent = n;
+	} else if (sent > 0 && sent < n) {
+		memmove(io->pend[w], io->pend[w] + sent, (n - sent) * sizeof(io->pend[w][0]));
+	}
+	io->nb_pend[w] = n - sent;
+}
+
+/* Returns the packets still waiting (only non-zero with backpressure). */
+static inline uint32_t
+flush_all_pending(struct io *io)
+{
+	uint32_t left = 0;
+	unsigned int w;
+
+	for (w = 0; w < io->nb_in; w++) {
+		flush_pending(io, w);
+		left += io->nb_pend[w];
+	}
+	return left;
+}
+
+static inline void
+rx_burst(struct io *io, uint16_t idx, uint16_t q)
+{
+	struct rte_mbuf *pkts[MPE_MAX_BURST];
+	uint16_t n, i;
+	uint64_t bytes = 0;
+
+	n = rte_eth_rx_burst(io->conf->ports[idx].port_id, q, pkts, io->burst);
+	if (n == 0)
+		return;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct mpe_meta *meta = mpe_meta(m, io->meta_offset);
+		unsigned int w = 0;
+
+		meta->out_port = MPE_PORT_NONE;
+		meta->verdict = 0;
+		meta->flags = 0;
+		bytes += rte_pktmbuf_pkt_len(m);
+		if (io->distribute) {
+			meta->flow_hash = mpe_pkt_flow_hash(rte_pktmbuf_mtod(m, void *),
+							    rte_pktmbuf_data_len(m));
+			w = io->reta[meta->flow_hash & (RETA_SIZE - 1)];
+		}
+		io->pend[w][io->nb_pend[w]++] = m;
+	}
+	io->st->port[idx].rx += n;
+	io->st->port[idx].rx_bytes += bytes;
+	io->st->port[idx].bursts++;
+}
+
+static inline uint32_t
+tx_side(struct io *io)
+{
+	struct rte_mbuf *pkts[MPE_MAX_BURST];
+	const struct mpe_conf *conf = io->conf;
+	uint32_t total = 0;
+	unsigned int r;
+
+	for (r = 0; r < io->nb_out; r++) {
+		uint16_t n = (uint16_t)rte_ring_sc_dequeue_burst(io->out[r], (void **)pkts,
+								 io->burst, NULL);
+		uint16_t i;
+
+		for (i = 0; i < n; i++) {
+			uint16_t out = mpe_meta(pkts[i], io->meta_offset)->out_port;
+
+			if (unlikely(out >= conf->nb_ports)) {
+				rte_pktmbuf_free(pkts[i]);
+				io->st->io.drops[MPE_DROP_NO_ROUTE]++;
+				continue;
+			}
+			io->st->port[out].tx += rte_eth_tx_buffer(conf->ports[out].port_id, 0,
+								  io->tx[out].buf, pkts[i]);
+		}
+		total += n;
+	}
+	return total;
+}
+
+static void
+tx_flush(struct io *io)
+{
+	unsigned int i;
+
+	for (i = 0; i < io->conf->nb_ports; i++)
+		io->st->port[i].tx += rte_eth_tx_buffer_flush(io->conf->ports[i].port_id, 0,
+							      io->tx[i].buf);
+}
+
+int
+mpe_io_main(void *arg)
+{
+	struct mpe_primary *p = arg;
+	const struct mpe_conf *conf = &p->shm->conf;
+	uint64_t flush_cycles = rte_get_tsc_hz() * TX_FLUSH_US / US_PER_S, last_flush = 0;
+	struct io *io;
+	unsigned int i;
+	int rc;
+
+	io = rte_zmalloc("mpe_io", sizeof(*io), RTE_CACHE_LINE_SIZE);
+	if (io == NULL)
+		return -ENOMEM;
+	rc = io_init(io, p);
+	if (rc < 0) {
+		io_fini(io);
+		rte_free(io);
+		return rc;
+	}
+	io->st->running = 1;
+	MPE_LOG(INFO, io, "I/O loop on lcore %u: %u ports, %u input and %u output rings",
+		rte_lcore_id(), conf->nb_ports, io->nb_in, io->nb_out);
+
+	while (!stopping(io)) {
+		uint64_t t0 = rte_rdtsc();
+		uint32_t left = flush_all_pending(io), moved;
+		unsigned int q;
+
+		if (left == 0 && io->shm->run_state == MPE_RUN_ACTIVE) {
+			for (i = 0; i < conf->nb_ports; i++) {
+				if (!conf->ports[i].rx)
+					continue;
+				/* with backpressure, stop receiving at the first full ring */
+				for (q = 0; q < conf->ports[i].rx_queues && left == 0; q++) {
+					rx_burst(io, (uint16_t)i, (uint16_t)q);
+					left = flush_all_pending(io);
+				}
+			}
+		}
+		io->st->pending = left;
+		moved = tx_side(io);
+		io->st->io.polls++;
+		if (moved == 0 || t0 - last_flush > flush_cycles) {
+			tx_flush(io);
+			last_flush = t0;
+		}
+		if (moved > 0) {
+			io->st->io.rx += moved;
+			io->st->io.cycles += rte_rdtsc() - t0;
+		}
+	}
+	/* Final: what the workers left in the output rings still goes out. */
+	while (tx_side(io) > 0)
+		;
+	tx_flush(io);
+	for (i = 0; i < io->nb_in; i++) {
+		rte_pktmbuf_free_bulk(io->pend[i], io->nb_pend[i]);
+		io->st->io.drops[MPE_DROP_SHUTDOWN] += io->nb_pend[i];
+		io->nb_pend[i] = 0;
+	}
+	io->st->pending = 0;
+	io->st->running = 0;
+	io_fini(io);
+	rte_free(io);
+	MPE_LOG(INFO, io, "I/O loop stopped");
+	return 0;
+}

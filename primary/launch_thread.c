@@ -1,0 +1,114 @@
+/* Thread build: workers are lcore threads of the primary, running the same loop as the
+ * worker processes. A crashing worker takes the whole engine down with it. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "log.h"
+#include "primary.h"
+#include "worker.h"
+
+const char *const mpe_launch_model = "thread";
+const uint32_t mpe_launch_model_id = 1;
+
+static struct mpe_worker *workers[MPE_MAX_WORKERS];
+
+int
+mpe_launch_check(struct mpe_primary *p)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	unsigned int i;
+	int rc = 0;
+
+	if (p->no_spawn) {
+		MPE_LOG(ERR, engine, "--no-spawn is for the process build: this build runs "
+			"workers as threads");
+		return -EINVAL;
+	}
+	for (i = 0; i < conf->nb_workers; i++) {
+		unsigned int lc = conf->workers[i].lcore;
+
+		if (!rte_lcore_is_enabled(lc) || lc == rte_get_main_lcore()) {
+			MPE_LOG(ERR, engine, "worker %u: lcore %u is %s: the thread build runs "
+				"workers on the primary's lcores; add it to -l/--lcores", i, lc,
+				lc == rte_get_main_lcore() ? "the main lcore" : "not enabled");
+			rc = -EINVAL;
+			continue;
+		}
+		p->cpus[i] = rte_lcore_cpuset(lc);
+	}
+	return rc;
+}
+
+int
+mpe_launch_start(struct mpe_primary *p, unsigned int id)
+{
+	struct mpe_worker_slot *slot = &p->shm->workers[id];
+	unsigned int lc = p->shm->conf.workers[id].lcore;
+	struct mpe_worker *w;
+	int rc;
+
+	w = rte_zmalloc("mpe_worker", sizeof(*w), RTE_CACHE_LINE_SIZE);
+	if (w == NULL)
+		return -ENOMEM;
+	slot->status.state = MPE_WORKER_STARTING;
+	rc = mpe_worker_init(w, p->shm, id, slot->status.error, sizeof(slot->status.error));
+	if (rc < 0) {
+		slot->status.state = MPE_WORKER_FAILED;
+		rte_free(w);
+		return rc;
+	}
+	slot->status.pid = getpid();
+	slot->status.state = MPE_WORKER_READY;
+	rc = rte_eal_remote_launch(mpe_worker_main, w, lc);
+	if (rc != 0) {
+		snprintf(slot->status.error, sizeof(slot->status.error),
+			 "lcore %u is busy", lc);
+		slot->status.state = MPE_WORKER_FAILED;
+		mpe_worker_fini(w);
+		rte_free(w);
+		return -EBUSY;
+	}
+	workers[id] = w;
+	return 0;
+}
+
+int
+mpe_launch_reap(struct mpe_primary *p)
+{
+	return 0;
+}
+
+int
+mpe_launch_alive(struct mpe_primary *p, unsigned int id)
+{
+	return workers[id] != NULL;
+}
+
+void
+mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	unsigned int i;
+
+	for (i = 0; i < conf->nb_workers; i++)
+		p->shm->workers[i].ctl.stop = 1;
+	for (i = 0; i < conf->nb_workers; i++) {
+		if (workers[i] == NULL)
+			continue;
+		rte_eal_wait_lcore(conf->workers[i].lcore);
+		p->shm->workers[i].status.state = MPE_WORKER_EXITED;
+		mpe_worker_fini(workers[i]);
+		rte_free(workers[i]);
+		workers[i] = NULL;
+	}
+}
+
+void
+mpe_launch_kill_all(struct mpe_primary *p)
+{
+}

@@ -1,0 +1,621 @@
+/* mpe-primary: reads and checks the configuration, creates every shared object (memzone,
+ * mbuf pool, rings, ports), runs the port I/O lcore, starts the workers and supervises them,
+ * and on SIGINT/SIGTERM drains and tears everything down in order.
+ * Usage: mpe-primary [EAL args] -- -c FILE [--check] [--no-spawn] [--idle-exit MS] ...
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_memory.h>
+
+#include "config.h"
+#include "log.h"
+#include "names.h"
+#include "parse.h"
+#include "primary.h"
+#include "shm_ops.h"
+#include "stage.h"
+#include "stats.h"
+
+#define SUPERVISE_PERIOD_US 10000
+#define STOP_TIMEOUT_MS 3000
+
+volatile sig_atomic_t mpe_primary_stop;
+static struct mpe_primary primary;
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- -c FILE [options]\n"
+	       "       %s --check -c FILE\n"
+	       "  -c, --config FILE    engine configuration (INI)\n"
+	       "      --check          validate the configuration and exit (no EAL, no hugepages)\n"
+	       "      --no-spawn       do not start worker processes: print their command lines\n"
+	       "                       and wait for an operator to start them\n"
+	       "      --secondary PATH mpe-secondary to spawn (default: next to mpe-primary)\n"
+	       "      --idle-exit MS   stop after MS milliseconds without a received packet\n"
+	       "      --print-config   print the configuration as the engine runs it\n"
+	       "  -h, --help           this text\n",
+	       prog, prog);
+}
+
+static void
+on_signal(int sig)
+{
+	if (mpe_primary_stop) {
+		static const char msg[] = "mpe: second signal: forcing exit\n";
+
+		mpe_launch_kill_all(&primary);
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+			_exit(130);
+		_exit(130);
+	}
+	mpe_primary_stop = sig;
+}
+
+struct app_opts {
+	const char *config;
+	int check;
+	int print_config;
+};
+
+static int
+parse_app_args(int argc, char **argv, struct app_opts *o, struct mpe_primary *p)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'}, {"check", no_argument, NULL, 'k'},
+		{"no-spawn", no_argument, NULL, 'n'},	  {"secondary", required_argument, NULL, 's'},
+		{"idle-exit", required_argument, NULL, 'i'},
+		{"print-config", no_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case 'k': o->check = 1; break;
+		case 'n': p->no_spawn = 1; break;
+		case 's': p->secondary_path = optarg; break;
+		case 'P': o->print_config = 1; break;
+		case 'i':
+			if (mpe_parse_uint(optarg, 1, 86400000, &v) < 0) {
+				fprintf(stderr, "mpe-primary: --idle-exit: '%s' is not a number of "
+					"milliseconds between 1 and 86400000\n", optarg);
+				return -EINVAL;
+			}
+			p->idle_exit_ms = (unsigned int)v;
+			break;
+		case 'h': usage(argv[0]); exit(0);
+		case ':':
+			fprintf(stderr, "mpe-primary: %s needs a value\n", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			fprintf(stderr, "mpe-primary: unknown option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "mpe-primary: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->config == NULL) {
+		fprintf(stderr, "mpe-primary: no configuration: give -c FILE (see --help)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* EAL options every worker process needs too, so that it sees the same memory and devices. */
+static void
+collect_fwd_args(struct mpe_primary *p, int argc, char **argv)
+{
+	static const char *const with_value[] = {"-a", "--allow", "-b", "--block",
+						 "--base-virtaddr", "--huge-dir", "--log-level",
+						 "--iova-mode", "-d", "--file-prefix"};
+	static const char *const flags[] = {"--no-pci", "--legacy-mem",
+					    "--single-file-segments", "--match-allocations"};
+	int i;
+	unsigned int k;
+
+	snprintf(p->file_prefix, sizeof(p->file_prefix), "rte");
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *a = argv[i];
+
+		for (k = 0; k < RTE_DIM(with_value); k++) {
+			size_t len = strlen(with_value[k]);
+			const char *val = NULL;
+			int joined = 0;
+
+			if (strcmp(a, with_value[k]) == 0 && i + 1 < argc)
+				val = argv[i + 1];
+			else if (strncmp(a, with_value[k], len) == 0 && a[len] == '=')
+				val = a + len + 1, joined = 1;
+			else
+				continue;
+			if (strcmp(with_value[k], "--file-prefix") == 0) {
+				snprintf(p->file_prefix, sizeof(p->file_prefix), "%s", val);
+			} else if (p->nb_fwd_args + 2 <= MPE_MAX_FWD_ARGS) {
+				p->fwd_args[p->nb_fwd_args++] = argv[i];
+				if (!joined)
+					p->fwd_args[p->nb_fwd_args++] = argv[i + 1];
+			}
+			if (!joined)
+				i++;
+			break;
+		}
+		for (k = 0; k < RTE_DIM(flags); k++)
+			if (strcmp(a, flags[k]) == 0 && p->nb_fwd_args < MPE_MAX_FWD_ARGS)
+				p->fwd_args[p->nb_fwd_args++] = argv[i];
+	}
+}
+
+static int
+check_config(const struct app_opts *o, struct mpe_conf *conf)
+{
+	int rc = mpe_config_load(o->config, conf, stderr);
+
+	if (rc < 0) {
+		fprintf(stderr, "%s: %d error%s\n", o->config, -rc, rc == -1 ? "" : "s");
+		return rc;
+	}
+	return 0;
+}
+
+static int
+create_rings(struct mpe_primary *p)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	int ends[2 * MPE_MAX_WORKERS][2];
+	unsigned int i, n = 0;
+
+	if (conf->shape == MPE_SHAPE_PIPELINE) {
+		for (i = 0; i <= conf->nb_workers; i++) {
+			ends[n][0] = i == 0 ? MPE_END_IO : (int)i - 1;
+			ends[n][1] = i == conf->nb_workers ? MPE_END_IO : (int)i;
+			n++;
+		}
+	} else if (conf->shape == MPE_SHAPE_DISTRIBUTOR) {
+		for (i = 0; i < conf->nb_workers; i++) {
+			ends[n][0] = MPE_END_IO, ends[n][1] = (int)i, n++;
+			ends[n][0] = (int)i, ends[n][1] = MPE_END_IO, n++;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		char name[RTE_RING_NAMESIZE];
+
+		mpe_names_ring(name, sizeof(name), ends[i][0], ends[i][1]);
+		/* one producer and one consumer per edge: a dead worker cannot leave a
+		 * multi-producer ring half-updated for everybody else */
+		p->rings[i] = rte_ring_create(name, conf->ring_size, rte_socket_id(),
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (p->rings[i] == NULL) {
+			MPE_LOG(ERR, engine, "ring %s: %s", name, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		p->nb_rings = i + 1;
+	}
+	return 0;
+}
+
+static int
+create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
+{
+	static const struct rte_mbuf_dynfield meta_desc = {
+		.name = MPE_META_NAME,
+		.size = sizeof(struct mpe_meta),
+		.align = __alignof__(struct mpe_meta),
+	};
+	int off;
+
+	off = rte_mbuf_dynfield_register(&meta_desc);
+	if (off < 0) {
+		MPE_LOG(ERR, engine, "mbuf field %s: %s", MPE_META_NAME, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	p->shm = mpe_shm_create(conf, mpe_launch_model_id);
+	if (p->shm == NULL) {
+		MPE_LOG(ERR, engine, "memzone %s: %s", MPE_NAME_SHM, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	p->shm->meta_offset = off;
+	p->pool = rte_pktmbuf_pool_create(MPE_NAME_POOL, conf->mbufs, conf->mbuf_cache, 0,
+					  (uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM),
+					  rte_socket_id());
+	if (p->pool == NULL) {
+		MPE_LOG(ERR, engine, "mbuf pool of %u: %s", conf->mbufs, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return create_rings(p);
+}
+
+/* NIC-bound hosts isolate the CPUs their polling lcores run on; say so when they do not. */
+static void
+warn_not_isolated(const struct mpe_primary *p)
+{
+	char buf[1024] = "";
+	cpu_set_t iso;
+	unsigned int i;
+	FILE *f = fopen("/sys/devices/system/cpu/isolated", "r");
+
+	if (f != NULL) {
+		if (fgets(buf, sizeof(buf), f) == NULL)
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (mpe_parse_cpulist(buf, &iso) < 0)
+		CPU_ZERO(&iso);
+	for (i = 0; i < p->shm->conf.nb_workers; i++) {
+		cpu_set_t both;
+
+		CPU_AND(&both, &p->cpus[i], &iso);
+		if (!CPU_EQUAL(&both, &p->cpus[i]))
+			MPE_LOG(WARNING, engine, "worker %u: lcore %u runs on CPUs not isolated "
+				"from the kernel scheduler (isolcpus): expect jitter", i,
+				p->shm->conf.workers[i].lcore);
+	}
+}
+
+static int
+wait_ready(struct mpe_primary *p)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	uint64_t hz = rte_get_timer_hz(), start = rte_get_timer_cycles();
+	uint64_t deadline = start + hz * conf->ready_timeout_ms / 1000, next_note = start + 5 * hz;
+	unsigned int i, ready;
+
+	for (;;) {
+		mpe_launch_reap(p);
+		ready = 0;
+		for (i = 0; i < conf->nb_workers; i++) {
+			struct mpe_worker_status *st = &p->shm->workers[i].status;
+
+			if (st->state == MPE_WORKER_READY || st->state == MPE_WORKER_RUNNING) {
+				ready++;
+				continue;
+			}
+			if (st->state == MPE_WORKER_FAILED || !mpe_launch_alive(p, i)) {
+				MPE_LOG(ERR, engine, "worker %u: did not become ready: %s", i,
+					st->error[0] ? st->error : "ended before attaching");
+				return -ECHILD;
+			}
+		}
+		if (ready == conf->nb_workers)
+			return 0;
+		if (mpe_primary_stop)
+			return -EINTR;
+		if (!p->no_spawn && rte_get_timer_cycles() > deadline) {
+			for (i = 0; i < conf->nb_workers; i++)
+				if (p->shm->workers[i].status.state == MPE_WORKER_STARTING)
+					MPE_LOG(ERR, engine, "worker %u: not ready after %u ms "
+						"(ready_timeout_ms): still attaching", i,
+						conf->ready_timeout_ms);
+			return -ETIMEDOUT;
+		}
+		if (p->no_spawn && rte_get_timer_cycles() > next_note) {
+			MPE_LOG(NOTICE, engine, "--no-spawn: %u of %u workers attached; waiting",
+				ready, conf->nb_workers);
+			next_note += 5 * hz;
+		}
+		rte_delay_us_sleep(SUPERVISE_PERIOD_US);
+	}
+}
+
+static uint64_t
+packets_in(const struct mpe_shared *shm)
+{
+	struct mpe_totals t;
+
+	mpe_stats_totals(shm, &t);
+	return t.in;
+}
+
+static void
+supervise(struct mpe_primary *p)
+{
+	uint64_t hz = rte_get_timer_hz(), last_in = 0, last_change = rte_get_timer_cycles();
+
+	while (!mpe_primary_stop) {
+		uint64_t now, in;
+
+		rte_delay_us_sleep(SUPERVISE_PERIOD_US);
+		p->shm->primary_heartbeat++;
+		mpe_launch_reap(p);
+		if (p->idle_exit_ms == 0)
+			continue;
+		now = rte_get_timer_cycles();
+		in = packets_in(p->shm);
+		if (in != last_in) {
+			last_in = in;
+			last_change = now;
+		} else if (now - last_change > hz * p->idle_exit_ms / 1000) {
+			MPE_LOG(INFO, engine, "no packet received for %u ms: stopping",
+				p->idle_exit_ms);
+			break;
+		}
+	}
+}
+
+/* Rings are empty and nothing waits in the I/O lcore: every packet has left or been counted. */
+static int
+drained(const struct mpe_primary *p)
+{
+	unsigned int i;
+
+	if (p->shm->io.pending != 0)
+		return 0;
+	for (i = 0; i < p->nb_rings; i++)
+		if (rte_ring_count(p->rings[i]) != 0)
+			return 0;
+	return 1;
+}
+
+static void
+drain(struct mpe_primary *p)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	uint64_t hz = rte_get_timer_hz();
+	uint64_t deadline = rte_get_timer_cycles() + hz * conf->drain_timeout_ms / 1000;
+	unsigned int stable = 0;
+	uint64_t last = UINT64_MAX;
+
+	p->shm->run_state = MPE_RUN_DRAIN;
+	/* twice in a row empty with no packet moving: the workers hold nothing either */
+	while (stable < 3 && rte_get_timer_cycles() < deadline) {
+		struct mpe_totals t;
+
+		rte_delay_us_sleep(2000);
+		p->shm->primary_heartbeat++;
+		mpe_stats_totals(p->shm, &t);
+		if (drained(p) && t.out + t.dropped == last)
+			stable++;
+		else
+			stable = 0;
+		last = t.out + t.dropped;
+	}
+	if (stable < 3)
+		MPE_LOG(WARNING, engine, "drain: packets still queued after %u ms "
+			"(drain_timeout_ms); they are counted as shutdown drops",
+			conf->drain_timeout_ms);
+}
+
+/* Whatever is left in a ring after the workers stopped is freed and counted. */
+static void
+empty_rings(struct mpe_primary *p)
+{
+	struct rte_mbuf *pkts[64];
+	unsigned int i, n;
+
+	for (i = 0; i < p->nb_rings; i++)
+		while ((n = rte_ring_sc_dequeue_burst(p->rings[i], (void **)pkts, RTE_DIM(pkts),
+						     NULL)) > 0) {
+			rte_pktmbuf_free_bulk(pkts, n);
+			p->shm->io.io.drops[MPE_DROP_SHUTDOWN] += n;
+		}
+}
+
+/* Hugepage files the EAL leaves behind for memory still mapped at exit: found through the
+ * segments' file descriptors while they exist, unlinked once the EAL is done with them. */
+struct huge_files {
+	char paths[64][PATH_MAX];
+	unsigned int n;
+};
+
+static int
+note_huge_file(const struct rte_memseg_list *msl, const struct rte_memseg *ms, void *arg)
+{
+	struct huge_files *hf = arg;
+	char link[64], path[PATH_MAX];
+	unsigned int i;
+	ssize_t len;
+	int fd = rte_memseg_get_fd_thread_unsafe(ms);
+
+	if (fd < 0 || msl->external)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0)
+		return 0;
+	path[len] = '\0';
+	for (i = 0; i < hf->n; i++)
+		if (strcmp(hf->paths[i], path) == 0)
+			return 0;
+	if (hf->n < RTE_DIM(hf->paths))
+		snprintf(hf->paths[hf->n++], PATH_MAX, "%s", path);
+	return 0;
+}
+
+static void
+remove_runtime_dir(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	char path[PATH_MAX];
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* Undo whatever was set up, in order; safe at any point of start-up. */
+static void
+teardown(struct mpe_primary *p, int workers_started)
+{
+	unsigned int i;
+
+	if (p->shm != NULL) {
+		const struct mpe_conf *conf = &p->shm->conf;
+
+		if (p->io_launched && p->shm->run_state == MPE_RUN_ACTIVE)
+			drain(p);
+		if (workers_started)
+			mpe_launch_stop_all(p, STOP_TIMEOUT_MS);
+		p->shm->run_state = MPE_RUN_STOP;
+		if (p->io_launched) {
+			rte_eal_wait_lcore(conf->io_lcore);
+			p->io_launched = 0;
+		}
+		empty_rings(p);
+		if (workers_started)
+			mpe_stats_summary(p->shm, stdout);
+		fflush(stdout);
+	}
+	mpe_port_close_all(p);
+	for (i = 0; i < p->nb_rings; i++)
+		rte_ring_free(p->rings[i]);
+	p->nb_rings = 0;
+	if (p->pool != NULL) {
+		unsigned int in_use = rte_mempool_in_use_count(p->pool);
+
+		if (in_use != 0)
+			MPE_LOG(WARNING, engine, "%u mbufs still in use at exit", in_use);
+		rte_mempool_free(p->pool);
+		p->pool = NULL;
+	}
+	if (p->shm != NULL) {
+		mpe_shm_free(p->shm);
+		p->shm = NULL;
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct mpe_primary *p = &primary;
+	struct app_opts o = {0};
+	struct mpe_conf *conf;
+	char runtime_dir[PATH_MAX];
+	struct huge_files *huge;
+	int sep, rc, started = 0, i;
+	unsigned int w;
+
+	conf = calloc(1, sizeof(*conf));
+	if (conf == NULL)
+		return 1;
+	/* Application options follow "--"; --check needs no EAL at all. */
+	for (sep = 1; sep < argc && strcmp(argv[sep], "--") != 0; sep++)
+		;
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0)
+			break;
+	if (i < argc && sep == argc) /* mpe-primary --check -c FILE, without "--" */
+		sep = 0;
+	if (sep == argc) {
+		fprintf(stderr, "mpe-primary: no engine options: give [EAL args] -- -c FILE "
+			"(see --help)\n");
+		return 1;
+	}
+	argv[sep] = argv[0];
+	rc = parse_app_args(argc - sep, argv + sep, &o, p);
+	argv[sep] = (char *)(uintptr_t)"--";
+	if (rc < 0)
+		return 1;
+	if (o.check) {
+		rc = check_config(&o, conf);
+		if (rc == 0) {
+			printf("%s: OK: shape %s, %u ports, %u workers\n", o.config,
+			       mpe_config_shape_name(conf->shape), conf->nb_ports, conf->nb_workers);
+			if (o.print_config)
+				mpe_config_dump(conf, stdout);
+		}
+		return rc == 0 ? 0 : 1;
+	}
+	/* Everything about the configuration is known before the EAL touches hugepages. */
+	if (check_config(&o, conf) < 0)
+		return 1;
+	if (o.print_config)
+		mpe_config_dump(conf, stdout);
+	collect_fwd_args(p, sep, argv);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+
+	rc = rte_eal_init(sep, argv);
+	if (rc < 0)
+		rte_exit(EXIT_FAILURE, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		rte_exit(EXIT_FAILURE, "mpe-primary must run as the primary process (another "
+			 "primary uses --file-prefix %s?)\n", p->file_prefix);
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+
+	MPE_LOG(INFO, engine, "mpe %s, %s build, shape %s, %u workers, config %s",
+		MPE_BUILD_ID, mpe_launch_model, mpe_config_shape_name(conf->shape),
+		conf->nb_workers, o.config);
+	rc = 0;
+	if (conf->shape != MPE_SHAPE_RSS &&
+	    (!rte_lcore_is_enabled(conf->io_lcore) || conf->io_lcore == rte_get_main_lcore())) {
+		MPE_LOG(ERR, engine, "io_lcore %u is %s: enable it with -l/--lcores and keep it off "
+			"the main lcore", conf->io_lcore,
+			conf->io_lcore == rte_get_main_lcore() ? "the main lcore" : "not enabled");
+		rc = -EINVAL;
+	}
+	if (rc == 0)
+		rc = create_objects(p, conf);
+	if (rc == 0)
+		rc = mpe_port_init_all(p);
+	if (rc == 0)
+		rc = mpe_launch_check(p);
+	if (rc == 0) {
+		warn_not_isolated(p);
+		started = 1;
+		for (w = 0; rc == 0 && w < conf->nb_workers; w++)
+			rc = mpe_launch_start(p, w);
+		if (rc < 0)
+			MPE_LOG(ERR, engine, "worker %u: %s", w - 1,
+				p->shm->workers[w - 1].status.error);
+	}
+	if (rc == 0)
+		rc = wait_ready(p);
+	if (rc == 0 && conf->shape != MPE_SHAPE_RSS) {
+		rc = rte_eal_remote_launch(mpe_io_main, p, conf->io_lcore);
+		if (rc == 0)
+			p->io_launched = 1;
+		else
+			MPE_LOG(ERR, engine, "io lcore %u: cannot launch", conf->io_lcore);
+	}
+	if (rc == 0) {
+		p->shm->run_state = MPE_RUN_ACTIVE;
+		MPE_LOG(INFO, engine, "running: %u workers ready; SIGINT or SIGTERM stops",
+			conf->nb_workers);
+		supervise(p);
+		MPE_LOG(INFO, engine, "stopping: draining rings, then workers, then ports");
+	}
+	teardown(p, started);
+	huge = calloc(1, sizeof(*huge));
+	if (huge != NULL)
+		rte_memseg_walk_thread_unsafe(note_huge_file, huge);
+	rte_eal_cleanup();
+	for (w = 0; huge != NULL && w < huge->n; w++)
+		unlink(huge->paths[w]);
+	free(huge);
+	remove_runtime_dir(runtime_dir);
+	free(conf);
+	return rc == 0 ? 0 : 1;
+}

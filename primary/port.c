@@ -1,0 +1,139 @@
+/* Ports: found by name among the devices the EAL probed, configured, started, and at the
+ * end stopped and closed. Only the primary does any of this (secondaries may not). */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "log.h"
+#include "primary.h"
+
+/* A symmetric Toeplitz key: both directions of a flow hash to the same queue. */
+static uint8_t sym_rss_key[40] = {
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+};
+
+static int
+port_init(struct mpe_primary *p, unsigned int idx)
+{
+	struct mpe_conf *conf = &p->shm->conf;
+	struct mpe_port_conf *pc = &conf->ports[idx];
+	struct rte_eth_conf ec;
+	struct rte_eth_dev_info info;
+	struct rte_ether_addr mac;
+	uint16_t pid, nb_rxd = (uint16_t)conf->rx_desc, nb_txd = (uint16_t)conf->tx_desc, q;
+	uint16_t nb_txq = conf->shape == MPE_SHAPE_RSS ? conf->nb_workers : 1;
+	int rc;
+
+	if (rte_eth_dev_get_port_by_name(pc->device, &pid) != 0) {
+		MPE_LOG(ERR, port, "port %u: device '%s' not found: give it to the EAL with "
+			"--vdev or -a (probed ports: %u)", idx, pc->device, rte_eth_dev_count_avail());
+		return -ENODEV;
+	}
+	rc = rte_eth_dev_info_get(pid, &info);
+	if (rc != 0) {
+		MPE_LOG(ERR, port, "port %u (%s): cannot get device info: %s", idx, pc->device,
+			strerror(-rc));
+		return rc;
+	}
+	if (conf->shape == MPE_SHAPE_RSS &&
+	    (strcmp(info.driver_name, "net_pcap") == 0 ||
+	     strcmp(info.driver_name, "net_af_packet") == 0)) {
+		MPE_LOG(ERR, port, "port %u (%s): driver %s cannot be polled from worker "
+			"processes: shape rss is not possible, use distributor or pipeline", idx,
+			pc->device, info.driver_name);
+		return -ENOTSUP;
+	}
+	if (pc->rx_queues > info.max_rx_queues || nb_txq > info.max_tx_queues) {
+		MPE_LOG(ERR, port, "port %u (%s): %u RX / %u TX queues asked, driver %s has at "
+			"most %u / %u", idx, pc->device, pc->rx_queues, nb_txq, info.driver_name,
+			info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+
+	memset(&ec, 0, sizeof(ec));
+	if (pc->rx_queues > 1) {
+		uint64_t hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
+			      info.flow_type_rss_offloads;
+
+		if (hf != 0) {
+			ec.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			ec.rx_adv_conf.rss_conf.rss_hf = hf;
+			if (info.hash_key_size == sizeof(sym_rss_key)) {
+				ec.rx_adv_conf.rss_conf.rss_key = sym_rss_key;
+				ec.rx_adv_conf.rss_conf.rss_key_len = sizeof(sym_rss_key);
+			}
+		} else {
+			MPE_LOG(NOTICE, port, "port %u (%s): driver %s has no RSS: %u queues are "
+				"filled as the driver chooses", idx, pc->device, info.driver_name,
+				pc->rx_queues);
+		}
+	}
+	rc = rte_eth_dev_configure(pid, pc->rx_queues, nb_txq, &ec);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rxd, &nb_txd);
+	for (q = 0; rc == 0 && q < pc->rx_queues; q++)
+		rc = rte_eth_rx_queue_setup(pid, q, nb_rxd, rte_eth_dev_socket_id(pid), NULL,
+					    p->pool);
+	for (q = 0; rc == 0 && q < nb_txq; q++)
+		rc = rte_eth_tx_queue_setup(pid, q, nb_txd, rte_eth_dev_socket_id(pid), NULL);
+	if (rc != 0) {
+		MPE_LOG(ERR, port, "port %u (%s): setup failed: %s", idx, pc->device,
+			strerror(-rc));
+		return rc;
+	}
+	rte_eth_promiscuous_enable(pid); /* not every driver has it: not an error */
+	rc = rte_eth_dev_start(pid);
+	if (rc != 0) {
+		MPE_LOG(ERR, port, "port %u (%s): start failed: %s", idx, pc->device,
+			strerror(-rc));
+		return rc;
+	}
+	if (rte_eth_macaddr_get(pid, &mac) == 0)
+		memcpy(pc->mac, mac.addr_bytes, sizeof(pc->mac));
+	pc->port_id = pid;
+	pc->nb_txq = nb_txq;
+	MPE_LOG(INFO, port, "port %u (%s): ethdev %u, driver %s, %u rx / %u tx queues, "
+		"%u / %u descriptors, peer port %u", idx, pc->device, pid, info.driver_name,
+		pc->rx_queues, nb_txq, nb_rxd, nb_txd, pc->peer);
+	return 0;
+}
+
+int
+mpe_port_init_all(struct mpe_primary *p)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < p->shm->conf.nb_ports; i++) {
+		rc = port_init(p, i);
+		if (rc != 0) {
+			p->ports_started = (int)i;
+			return rc;
+		}
+	}
+	p->ports_started = (int)i;
+	return 0;
+}
+
+void
+mpe_port_close_all(struct mpe_primary *p)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	int i;
+
+	for (i = 0; i < p->ports_started; i++) {
+		uint16_t pid = conf->ports[i].port_id;
+		struct rte_eth_stats st;
+
+		if (rte_eth_stats_get(pid, &st) == 0 && (st.rx_nombuf || st.imissed || st.ierrors))
+			MPE_LOG(WARNING, port, "port %u (%s): the device dropped %" PRIu64
+				" for want of mbufs, %" PRIu64 " missed, %" PRIu64 " errors", i,
+				conf->ports[i].device, st.rx_nombuf, st.imissed, st.ierrors);
+		rte_eth_dev_stop(pid);
+		rte_eth_dev_close(pid);
+	}
+	p->ports_started = 0;
+}

@@ -1,0 +1,64 @@
+/* The primary process's private state, shared by its modules (main, port, io, launch).
+ * Everything here lives in the primary's own memory; shared state is in p->shm. */
+#ifndef MPE_PRIMARY_H
+#define MPE_PRIMARY_H
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "shm.h"
+
+#define MPE_MAX_FWD_ARGS 64
+
+struct mpe_primary {
+	struct mpe_shared *shm;
+	struct rte_mempool *pool;
+	struct rte_ring *rings[2 * MPE_MAX_WORKERS];
+	unsigned int nb_rings;
+	int ports_started;
+	int io_launched;
+
+	/* command line */
+	const char *config_path;
+	const char *secondary_path;
+	int no_spawn;
+	unsigned int idle_exit_ms;
+	char file_prefix[64];
+	char *fwd_args[MPE_MAX_FWD_ARGS]; /* EAL args every worker process gets too */
+	int nb_fwd_args;
+
+	/* workers */
+	pid_t pids[MPE_MAX_WORKERS];
+	cpu_set_t cpus[MPE_MAX_WORKERS]; /* where each worker's lcore runs */
+};
+
+extern volatile sig_atomic_t mpe_primary_stop;
+
+/* port.c */
+int mpe_port_init_all(struct mpe_primary *p);
+void mpe_port_close_all(struct mpe_primary *p);
+
+/* io.c: the I/O lcore's loop; arg is the struct mpe_primary. */
+int mpe_io_main(void *arg);
+
+/* launch_process.c or launch_thread.c, chosen by meson (worker_model). */
+extern const char *const mpe_launch_model;
+extern const uint32_t mpe_launch_model_id;
+/* Check what the model needs from the EAL set-up; 0 or -errno with the reason logged. */
+int mpe_launch_check(struct mpe_primary *p);
+/* Start worker @id; it reports readiness in its slot. */
+int mpe_launch_start(struct mpe_primary *p, unsigned int id);
+/* Reap workers that ended on their own: logs the cause, marks the slot. Returns how many. */
+int mpe_launch_reap(struct mpe_primary *p);
+/* 1 while worker @id can still become ready (its process or thread exists). */
+int mpe_launch_alive(struct mpe_primary *p, unsigned int id);
+/* Ask every worker to stop and wait for it, at most @timeout_ms each; then force. */
+void mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms);
+/* Second signal: end every worker now. Async-signal-safe. */
+void mpe_launch_kill_all(struct mpe_primary *p);
+
+#endif
