@@ -18,7 +18,8 @@
 #include "parse.h"
 #include "stage.h"
 
-#define LINE_MAX_LEN 512
+/* rte_cfgfile reads lines into CFG_NAME_LEN + CFG_VALUE_LEN + 4 bytes: stay inside that */
+#define LINE_MAX_LEN (CFG_NAME_LEN + CFG_VALUE_LEN)
 #define MAX_LOCS 1024
 
 enum sect { SECT_ENGINE, SECT_PORT, SECT_WORKER };
@@ -231,18 +232,18 @@ scan_text(struct parser *p, FILE *f)
 	return p->errors == start ? 0 : -EINVAL;
 }
 
+/* Exactly six pairs of hex digits separated by ':'. */
 static int
 parse_mac(const char *s, uint8_t mac[6])
 {
-	unsigned int b[6];
-	char tail;
 	int i;
 
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &tail) != 6)
-		return -EINVAL;
-	for (i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
+	for (i = 0; i < 6; i++, s += 3) {
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
+		    s[2] != (i == 5 ? '\0' : ':'))
+			return -EINVAL;
+		mac[i] = (uint8_t)strtoul((char[3]){s[0], s[1], '\0'}, NULL, 16);
+	}
 	return 0;
 }
 
@@ -409,6 +410,7 @@ classify(struct parser *p, const char *name, enum sect *sect, unsigned int *idx)
 		unsigned int max;
 	} kinds[] = {{"port", SECT_PORT, MPE_MAX_PORTS}, {"worker", SECT_WORKER, MPE_MAX_WORKERS}};
 	int line = loc_line(p, name, "");
+	char canon[CFG_NAME_LEN];
 	unsigned int i;
 	uint64_t v;
 
@@ -426,6 +428,12 @@ classify(struct parser *p, const char *name, enum sect *sect, unsigned int *idx)
 				   &v) < 0) {
 			report(p, line, NULL, "[%s]: %s number must be between 0 and %u", name,
 			       kinds[i].word, kinds[i].max - 1);
+			return -EINVAL;
+		}
+		/* one spelling per section, so that "[port 00]" cannot shadow "[port 0]" */
+		snprintf(canon, sizeof(canon), "%s %u", kinds[i].word, (unsigned int)v);
+		if (strcmp(name, canon) != 0) {
+			report(p, line, NULL, "[%s]: write it as [%s]", name, canon);
 			return -EINVAL;
 		}
 		*sect = kinds[i].sect;
@@ -452,7 +460,7 @@ static void
 load_section(struct parser *p, struct rte_cfgfile *cfg, const char *name, struct mpe_conf *conf,
 	     uint8_t *seen_port, uint8_t *seen_worker)
 {
-	struct rte_cfgfile_entry entries[64];
+	struct rte_cfgfile_entry *entries;
 	unsigned int idx, i;
 	enum sect sect;
 	void *base;
@@ -474,11 +482,13 @@ load_section(struct parser *p, struct rte_cfgfile *cfg, const char *name, struct
 	if (sect != SECT_ENGINE)
 		apply_defaults(sect, base);
 
-	n = rte_cfgfile_section_entries(cfg, name, entries, RTE_DIM(entries));
-	if (n < 0) {
-		report(p, loc_line(p, name, ""), NULL, "[%s]: too many keys", name);
+	n = rte_cfgfile_section_num_entries(cfg, name);
+	entries = calloc(n > 0 ? (size_t)n : 1, sizeof(*entries));
+	if (entries == NULL) {
+		report(p, loc_line(p, name, ""), NULL, "[%s]: out of memory", name);
 		return;
 	}
+	n = rte_cfgfile_section_entries(cfg, name, entries, n);
 	for (i = 0; i < (unsigned int)n; i++) {
 		const struct key_def *k = find_key(sect, entries[i].name);
 
@@ -489,6 +499,7 @@ load_section(struct parser *p, struct rte_cfgfile *cfg, const char *name, struct
 		}
 		parse_value(p, k, base, name, entries[i].value);
 	}
+	free(entries);
 	for (i = 0; i < RTE_DIM(keys); i++)
 		if (keys[i].sect == sect && keys[i].required &&
 		    !rte_cfgfile_has_entry(cfg, name, keys[i].key))
@@ -583,17 +594,16 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 			       "shape %s runs identical workers: differs from worker 0",
 			       mpe_config_shape_name(c->shape));
 	}
-	if (c->nb_workers > 0 && fwd == 0)
+	if (c->nb_workers > 0 && fwd == 0 && p->errors == 0)
 		report(p, 0, "stages", "no worker runs the 'fwd' stage: nothing would route "
 		       "packets to an output port");
 	if (c->shape == MPE_SHAPE_RSS && c->nb_workers > MPE_MAX_QUEUES)
 		report(p, loc_line(p, "engine", "shape"), "shape",
 		       "rss supports at most %d workers (one queue each)", MPE_MAX_QUEUES);
 
-	if (c->mbuf_cache > c->mbufs / 1.5)
-		report(p, loc_line(p, "engine", "mbuf_cache"), "mbuf_cache",
-		       "%u exceeds mbufs / 1.5 (%u), which the mempool refuses", c->mbuf_cache,
-		       (unsigned int)(c->mbufs / 1.5));
+	/* The mempool refuses a cache above mbufs / 1.5: the bounds of the two keys keep
+	 * every accepted pair within that. */
+	RTE_BUILD_BUG_ON(RTE_MEMPOOL_CACHE_MAX_SIZE * 3 > 1023 * 2);
 	/* Every place an mbuf can wait: descriptors, rings, caches, bursts in hand. */
 	rings = c->shape == MPE_SHAPE_RSS ? 0 :
 		c->shape == MPE_SHAPE_PIPELINE ? c->nb_workers + 1U : 2U * c->nb_workers;
@@ -635,7 +645,7 @@ mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 	if (rc < 0)
 		goto out;
 
-	cfg = rte_cfgfile_load(path, 0);
+	cfg = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
 	if (cfg == NULL) {
 		report(p, 0, NULL, "cannot be parsed as INI");
 		goto out;

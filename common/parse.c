@@ -16,12 +16,14 @@ mpe_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	if (s == NULL || !isdigit((unsigned char)s[0]))
 		return -EINVAL;
 	errno = 0;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		/* strtoull would take a sign or blanks after the prefix: only digits here */
+		if (!isxdigit((unsigned char)s[2]))
+			return -EINVAL;
 		v = strtoull(s + 2, &end, 16);
-	else
+	} else {
 		v = strtoull(s, &end, 10);
-	if (end == s || (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && end == s + 2))
-		return -EINVAL;
+	}
 	if (*end != '\0')
 		return -EINVAL;
 	if (errno == ERANGE || v < min || v > max)
@@ -50,7 +52,7 @@ int
 mpe_parse_cpulist(const char *s, cpu_set_t *set)
 {
 	CPU_ZERO(set);
-	while (*s != '\0' && *s != '\n') {
+	while (*s != '\0' && !(*s == '\n' && s[1] == '\0')) {
 		char num[16];
 		uint64_t lo, hi, c;
 		size_t len = strspn(s, "0123456789");
@@ -78,9 +80,9 @@ mpe_parse_cpulist(const char *s, cpu_set_t *set)
 		}
 		for (c = lo; c <= hi; c++)
 			CPU_SET(c, set);
-		if (*s == ',')
+		if (*s == ',' && s[1] != '\0' && s[1] != '\n')
 			s++;
-		else if (*s != '\0' && *s != '\n')
+		else if (*s != '\0' && !(*s == '\n' && s[1] == '\0'))
 			return -EINVAL;
 	}
 	return 0;

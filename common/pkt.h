@@ -36,7 +36,8 @@ struct mpe_flow_key {
 /* Fill @key from an Ethernet frame of @len bytes.
  * Returns 0, or -EINVAL when the frame is too short for the headers it announces
  * (then @key holds what could be read and the caller decides what to do).
- * IPv4 fragments other than the first, and protocols without ports, get port 0.
+ * Every IPv4 fragment (the first too, so that all of a datagram stays together) and
+ * protocols without ports get port 0.
  */
 int mpe_pkt_flow_key(const void *frame, uint32_t len, struct mpe_flow_key *key);
 

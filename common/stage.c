@@ -35,14 +35,13 @@ fwd_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
-		uint16_t in = ctx->port_index[m->port];
 		uint16_t out;
 
-		/* port_index covers every ethdev id; unknown ids map to MPE_PORT_NONE and the
-		 * packet leaves unrouted, to be counted as no_route where it is sent. */
-		if (unlikely(in == MPE_PORT_NONE))
+		/* in_port was set at RX from the port polled, whatever the driver put in
+		 * m->port; an out-of-range value leaves the packet unrouted (counted no_route) */
+		if (unlikely(meta->in_port >= conf->nb_ports))
 			continue;
-		out = conf->ports[in].peer;
+		out = conf->ports[meta->in_port].peer;
 		meta->out_port = out;
 		if (conf->ports[out].has_dst_mac && rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) {
 			struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);

@@ -16,6 +16,7 @@
 /* Per-packet metadata, kept in an mbuf dynamic field registered by the primary. */
 struct mpe_meta {
 	uint32_t flow_hash; /* symmetric: both directions of a flow give the same value */
+	uint16_t in_port;   /* index into conf.ports[] of the receiving port, set at RX */
 	uint16_t out_port;  /* index into conf.ports[], MPE_PORT_NONE until routed */
 	uint8_t verdict;
 	uint8_t flags;
@@ -29,7 +30,6 @@ struct mpe_stage_ctx {
 	struct mpe_counters *cnt; /* this stage's counters in the worker's slot */
 	int meta_offset;
 	uint16_t port_ids[MPE_MAX_PORTS]; /* ethdev port id of each configured port */
-	uint16_t port_index[RTE_MAX_ETHPORTS]; /* configured index of each ethdev id, or NONE */
 	struct rte_ether_addr port_mac[MPE_MAX_PORTS];
 	void *priv; /* the stage's own state, made by init in the running process */
 };
@@ -57,6 +57,22 @@ static inline struct mpe_meta *
 mpe_meta(struct rte_mbuf *m, int offset)
 {
 	return RTE_MBUF_DYNFIELD(m, offset, struct mpe_meta *);
+}
+
+/* Metadata of freshly received packets: the receiving port, nothing decided yet. */
+static inline void
+mpe_meta_init_burst(struct rte_mbuf **pkts, uint16_t n, int offset, uint16_t in_port)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct mpe_meta *meta = mpe_meta(pkts[i], offset);
+
+		meta->in_port = in_port;
+		meta->out_port = MPE_PORT_NONE;
+		meta->verdict = 0;
+		meta->flags = 0;
+	}
 }
 
 #endif

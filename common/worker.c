@@ -26,11 +26,8 @@ mpe_worker_port_tables(const struct mpe_shared *shm, struct mpe_stage_ctx *ctx)
 	const struct mpe_conf *conf = &shm->conf;
 	unsigned int i;
 
-	for (i = 0; i < RTE_MAX_ETHPORTS; i++)
-		ctx->port_index[i] = MPE_PORT_NONE;
 	for (i = 0; i < conf->nb_ports; i++) {
 		ctx->port_ids[i] = conf->ports[i].port_id;
-		ctx->port_index[conf->ports[i].port_id] = (uint16_t)i;
 		memcpy(ctx->port_mac[i].addr_bytes, conf->ports[i].mac, RTE_ETHER_ADDR_LEN);
 	}
 }
@@ -241,19 +238,6 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
-static inline void
-init_meta(struct rte_mbuf **pkts, uint16_t n, int off)
-{
-	uint16_t i;
-
-	for (i = 0; i < n; i++) {
-		struct mpe_meta *meta = mpe_meta(pkts[i], off);
-
-		meta->out_port = MPE_PORT_NONE;
-		meta->verdict = 0;
-		meta->flags = 0;
-	}
-}
 
 static inline uint16_t
 recv_ports(struct mpe_worker *w, struct rte_mbuf **pkts, unsigned int *next)
@@ -269,7 +253,7 @@ recv_ports(struct mpe_worker *w, struct rte_mbuf **pkts, unsigned int *next)
 
 		if (n > 0) {
 			*next = (*next + k + 1) % w->nb_rx_ports;
-			init_meta(pkts, n, w->shm->meta_offset);
+			mpe_meta_init_burst(pkts, n, w->shm->meta_offset, p);
 			return n;
 		}
 	}

@@ -183,14 +183,12 @@ rx_burst(struct io *io, uint16_t idx, uint16_t q)
 	n = rte_eth_rx_burst(io->conf->ports[idx].port_id, q, pkts, io->burst);
 	if (n == 0)
 		return;
+	mpe_meta_init_burst(pkts, n, io->meta_offset, idx);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct mpe_meta *meta = mpe_meta(m, io->meta_offset);
 		unsigned int w = 0;
 
-		meta->out_port = MPE_PORT_NONE;
-		meta->verdict = 0;
-		meta->flags = 0;
 		bytes += rte_pktmbuf_pkt_len(m);
 		if (io->distribute) {
 			meta->flow_hash = mpe_pkt_flow_hash(rte_pktmbuf_mtod(m, void *),

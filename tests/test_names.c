@@ -1,0 +1,120 @@
+/* Unit tests of common/names.c: ring names every process derives from the configuration.
+ * No EAL: only the name strings are checked, no ring is created.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ring.h>
+
+#include "config.h"
+#include "names.h"
+#include "test.h"
+
+struct ring_case {
+	const char *name;
+	int from, to;
+	int rc;
+	const char *expect; /* when rc == 0 */
+};
+
+static const struct ring_case ring_cases[] = {
+	{"io to first worker", MPE_END_IO, 0, 0, "mpe_io_w0"},
+	{"worker to next worker", 0, 1, 0, "mpe_w0_w1"},
+	{"worker back to io", 1, MPE_END_IO, 0, "mpe_w1_io"},
+	{"last worker to io", MPE_MAX_WORKERS - 1, MPE_END_IO, 0, "mpe_w31_io"},
+	{"backwards between workers", 5, 3, 0, "mpe_w5_w3"},
+	{"io to io is invalid", MPE_END_IO, MPE_END_IO, -EINVAL, NULL},
+	{"worker to itself is invalid", 3, 3, -EINVAL, NULL},
+	{"worker index MPE_MAX_WORKERS is invalid (to)", 0, MPE_MAX_WORKERS, -EINVAL, NULL},
+	{"worker index MPE_MAX_WORKERS is invalid (from)", MPE_MAX_WORKERS, 0, -EINVAL, NULL},
+	{"negative worker index other than io is invalid", -2, 0, -EINVAL, NULL},
+	{"large worker index is invalid", 0, 1000000, -EINVAL, NULL},
+};
+
+static void
+run_ring_cases(void)
+{
+	size_t i;
+
+	for (i = 0; i < TEST_DIM(ring_cases); i++) {
+		const struct ring_case *c = &ring_cases[i];
+		char buf[64];
+		int rc;
+
+		test_begin("mpe_names_ring: %s", c->name);
+		memset(buf, 0, sizeof(buf));
+		rc = mpe_names_ring(buf, sizeof(buf), c->from, c->to);
+		CHECK(rc == c->rc, "from %d to %d: rc %d, expected %d", c->from, c->to, rc, c->rc);
+		if (c->rc == 0 && rc == 0)
+			CHECK(strcmp(buf, c->expect) == 0, "from %d to %d: \"%s\", expected \"%s\"",
+			      c->from, c->to, buf, c->expect);
+		test_end();
+	}
+}
+
+static void
+test_null_buffer_is_einval(void)
+{
+	CHECK(mpe_names_ring(NULL, 32, MPE_END_IO, 0) == -EINVAL, "NULL buffer accepted");
+}
+
+/* "mpe_io_w0" is 9 characters: 10 bytes fit, 9 do not (no room for the terminator). */
+static void
+test_buffer_too_small_is_enametoolong(void)
+{
+	char buf[16];
+	size_t size;
+	int rc;
+
+	rc = mpe_names_ring(buf, 10, MPE_END_IO, 0);
+	CHECK(rc == 0 && strcmp(buf, "mpe_io_w0") == 0, "10 bytes: rc %d \"%s\"", rc, buf);
+	for (size = 0; size < 10; size++) {
+		rc = mpe_names_ring(buf, size, MPE_END_IO, 0);
+		CHECK(rc == -ENAMETOOLONG, "size %zu: rc %d, expected -ENAMETOOLONG", size, rc);
+	}
+}
+
+static void
+test_names_for_all_workers_distinct_and_fit(void)
+{
+	/* Every ring a pipeline or distributor of MPE_MAX_WORKERS workers can use. */
+	static char names[(MPE_MAX_WORKERS + 1) * (MPE_MAX_WORKERS + 1)][RTE_RING_NAMESIZE];
+	unsigned int n = 0, i, j;
+	int from, to;
+
+	for (from = MPE_END_IO; from < MPE_MAX_WORKERS; from++)
+		for (to = MPE_END_IO; to < MPE_MAX_WORKERS; to++) {
+			char buf[RTE_RING_NAMESIZE];
+			int rc;
+
+			if (from == to)
+				continue;
+			rc = mpe_names_ring(buf, sizeof(buf), from, to);
+			if (!CHECK(rc == 0, "from %d to %d: rc %d", from, to, rc))
+				continue;
+			CHECK(strlen(buf) < RTE_RING_NAMESIZE, "\"%s\" does not fit", buf);
+			CHECK(strncmp(buf, "mpe_", 4) == 0, "\"%s\" lacks the mpe_ prefix", buf);
+			memcpy(names[n++], buf, sizeof(buf));
+		}
+	CHECK(n == (MPE_MAX_WORKERS + 1) * MPE_MAX_WORKERS, "%u names", n);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			CHECK(strcmp(names[i], names[j]) != 0, "\"%s\" made twice", names[i]);
+}
+
+int
+main(void)
+{
+	static const struct test_case cases[] = {
+		{"mpe_names_ring: NULL buffer is -EINVAL", test_null_buffer_is_einval},
+		{"mpe_names_ring: buffer too small is -ENAMETOOLONG",
+		 test_buffer_too_small_is_enametoolong},
+		{"mpe_names_ring: names for 32 workers are distinct and fit RTE_RING_NAMESIZE",
+		 test_names_for_all_workers_distinct_and_fit},
+	};
+
+	run_ring_cases();
+	test_run_cases(cases, TEST_DIM(cases));
+	return test_summary();
+}
