@@ -626,7 +626,9 @@ build_frame(uint8_t *frame, const struct config *cfg, struct flow *fl, uint32_t 
 
 	/* L3 header and the L4 pseudo-header sum. */
 	if (fl->v6) {
-		put32(ip, 6u << 28);
+		/* the flow label carries the per-flow sequence: no two packets of a flow are
+		 * alike, even when the frame is too small for the payload marker */
+		put32(ip, 6u << 28 | (seq & 0xfffff));
 		put16(ip + 4, (uint16_t)(l4 + plen));
 		ip[6] = fl->proto;
 		ip[7] = 64;
@@ -639,7 +641,7 @@ build_frame(uint8_t *frame, const struct config *cfg, struct flow *fl, uint32_t 
 		ip[0] = 0x45;
 		ip[1] = 0;
 		put16(ip + 2, (uint16_t)(l3 + l4 + plen));
-		put16(ip + 4, (uint16_t)index);
+		put16(ip + 4, (uint16_t)seq); /* IP ID: unique within a flow, as for IPv6 */
 		put16(ip + 6, 0x4000); /* DF, offset 0 */
 		ip[8] = 64;
 		ip[9] = fl->proto;

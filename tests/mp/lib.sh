@@ -1,0 +1,127 @@
+# Shared by the end-to-end tests: every DPDK process runs with --no-pci and a file prefix of
+# its own, and everything a test starts is ended by pid, with its hugepage files and runtime
+# directory, when the test exits for any reason.
+# Environment: MPE_BUILD (the build directory), MPE_MODEL (process or thread).
+
+set -euo pipefail
+
+BUILD=${MPE_BUILD:?MPE_BUILD must name the build directory}
+PRIMARY=$BUILD/primary/mpe-primary
+SECONDARY=$BUILD/secondary/mpe-secondary
+PCAPGEN=$BUILD/tools/mpe-pcapgen
+PCAPCMP=$BUILD/tools/mpe-pcapcmp
+RINGIO=$BUILD/tools/mpe-ringio
+HUGEDIR=${MPE_HUGEDIR:-/dev/hugepages}
+TEST=$(basename "$0" .sh)
+PREFIX=mpet_${TEST}_$$
+TMP=$(mktemp -d "/tmp/$PREFIX.XXXXXX")
+PRIMARY_PID=
+FAILED=0
+PASSED=0
+# Same EAL lcore line for both builds: lcore ids 0..5 spread over the CPUs there are.
+NCPU=$(nproc)
+LCORES="0@0"
+for l in 1 2 3 4 5; do LCORES+=",$l@$((l % NCPU))"; done
+
+MODEL=${MPE_MODEL:?MPE_MODEL must be process or thread}
+
+# Pids of every process that runs with our file prefix (primary, workers, tools).
+prefix_pids() {
+	local d pid
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		[ "$pid" = "$$" ] && continue
+		tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -q -- "--file-prefix[= ]$PREFIX " \
+			&& echo "$pid"
+	done
+	return 0
+}
+
+cleanup() {
+	local rc=$? pids
+	pids=$(prefix_pids)
+	[ -n "$PRIMARY_PID" ] && pids="$pids $PRIMARY_PID"
+	for p in $pids; do kill -9 "$p" 2>/dev/null || true; done
+	for p in $pids; do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done
+	rm -f "$HUGEDIR/${PREFIX}"map_* 2>/dev/null || true
+	rm -rf "/var/run/dpdk/$PREFIX"
+	if [ "$rc" != 0 ] && [ -f "$TMP/primary.log" ] && [ "${MPE_KEEP_LOG:-1}" = 1 ]; then
+		echo "--- primary log (last 40 lines)"; tail -40 "$TMP/primary.log"
+	fi
+	rm -rf "$TMP"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ok() { echo "ok - $*"; PASSED=$((PASSED + 1)); }
+not_ok() { echo "not ok - $*"; FAILED=$((FAILED + 1)); }
+check() { # check "name" command...
+	local name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" = 0 ]
+}
+
+# start_primary LOG EAL-ARGS... -- MPE-ARGS...   (runs in the background)
+start_primary() {
+	local log=$1; shift
+	"$PRIMARY" --no-pci --file-prefix "$PREFIX" "$@" > "$log" 2>&1 &
+	PRIMARY_PID=$!
+}
+
+# wait_for FILE PATTERN SECONDS: the pattern appears, or the primary has died
+wait_for() {
+	local file=$1 pattern=$2 secs=$3 i
+	for ((i = 0; i < secs * 20; i++)); do
+		grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+		if [ -n "$PRIMARY_PID" ] && ! kill -0 "$PRIMARY_PID" 2>/dev/null; then
+			grep -q -- "$pattern" "$file" 2>/dev/null && return 0
+			return 1
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_exit PID SECONDS: returns the exit status, or 124 if it is still running
+wait_exit() {
+	local pid=$1 secs=$2 i
+	for ((i = 0; i < secs * 20; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid" 2>/dev/null && return 0 || return $?
+		fi
+		sleep 0.05
+	done
+	return 124
+}
+
+stop_primary() { # SIGINT, then the exit status (124 if it hangs)
+	local rc=0
+	kill -INT "$PRIMARY_PID" 2>/dev/null || true
+	wait_exit "$PRIMARY_PID" "${1:-30}" || rc=$?
+	[ "$rc" != 124 ] && PRIMARY_PID=
+	return "$rc"
+}
+
+# nothing of this test's prefix left: processes, hugepage files, runtime directory
+assert_clean() {
+	local what=${1:-nothing left behind}
+	local left
+	left="$(prefix_pids | tr '\n' ' ')"
+	left+="$(ls "$HUGEDIR" 2>/dev/null | grep "^$PREFIX" | tr '\n' ' ' || true)"
+	[ -e "/var/run/dpdk/$PREFIX" ] && left+=" /var/run/dpdk/$PREFIX"
+	if [ -z "$left" ]; then ok "$what"; else not_ok "$what: $left"; fi
+}
+
+# pcap_count FILE: packets in a capture
+pcap_count() {
+	"$PCAPCMP" "$1" "$1" | sed -n 's/^packets: expected=\([0-9]*\).*/\1/p'
+}
+
+# total FIELD LOG: a number from the primary's "total:" line (in, out, dropped, unaccounted)
+total() {
+	sed -n "s/^total:.* $1 \([0-9-]*\).*/\1/p" "$2" | tail -1
+}
