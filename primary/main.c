@@ -462,11 +462,12 @@ remove_runtime_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* Undo whatever was set up, in order; safe at any point of start-up. */
-static void
+/* Undo whatever was set up, in order; safe at any point of start-up.
+ * Returns how many workers failed (died, or refused to start). */
+static unsigned int
 teardown(struct mpe_primary *p, int workers_started)
 {
-	unsigned int i;
+	unsigned int i, failed = 0;
 
 	if (p->shm != NULL) {
 		const struct mpe_conf *conf = &p->shm->conf;
@@ -484,6 +485,12 @@ teardown(struct mpe_primary *p, int workers_started)
 		if (workers_started)
 			mpe_stats_summary(p->shm, stdout);
 		fflush(stdout);
+		for (i = 0; i < conf->nb_workers; i++)
+			if (p->shm->workers[i].status.state == MPE_WORKER_FAILED) {
+				MPE_LOG(ERR, engine, "worker %u failed: %s", i,
+					p->shm->workers[i].status.error);
+				failed++;
+			}
 	}
 	mpe_port_close_all(p);
 	for (i = 0; i < p->nb_rings; i++)
@@ -501,6 +508,7 @@ teardown(struct mpe_primary *p, int workers_started)
 		mpe_shm_free(p->shm);
 		p->shm = NULL;
 	}
+	return failed;
 }
 
 int
@@ -607,7 +615,8 @@ main(int argc, char **argv)
 		supervise(p);
 		MPE_LOG(INFO, engine, "stopping: draining rings, then workers, then ports");
 	}
-	teardown(p, started);
+	if (teardown(p, started) > 0)
+		rc = -ECHILD;
 	huge = calloc(1, sizeof(*huge));
 	if (huge != NULL)
 		rte_memseg_walk_thread_unsafe(note_huge_file, huge);
