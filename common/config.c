@@ -708,3 +708,55 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		fputc('\n', out);
 	}
 }
+
+void
+mpe_config_help(FILE *out)
+{
+	static const char *const sect_names[] = {"[engine]", "[port N]", "[worker N]"};
+	unsigned int i;
+
+	fprintf(out, "| section | key | values | default | meaning |\n|---|---|---|---|---|\n");
+	for (i = 0; i < RTE_DIM(keys); i++) {
+		const struct key_def *k = &keys[i];
+		char range[64], def[32];
+
+		switch (k->type) {
+		case T_UINT:
+		case T_CPU:
+			snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64, k->min, k->max);
+			break;
+		case T_POW2:
+			snprintf(range, sizeof(range), "power of 2, %" PRIu64 "..%" PRIu64, k->min,
+				 k->max);
+			break;
+		case T_BOOL: snprintf(range, sizeof(range), "on, off"); break;
+		case T_SHAPE: snprintf(range, sizeof(range), "pipeline, distributor, rss"); break;
+		case T_STR:
+			snprintf(range, sizeof(range), "text, %" PRIu64 "..%" PRIu64 " chars", k->min,
+				 k->max);
+			break;
+		case T_MAC: snprintf(range, sizeof(range), "MAC address"); break;
+		case T_STAGES: snprintf(range, sizeof(range), "list of: %s", mpe_stage_list()); break;
+		}
+		if (k->required)
+			snprintf(def, sizeof(def), "required");
+		else if (k->type == T_BOOL)
+			snprintf(def, sizeof(def), "%s", k->def ? "on" : "off");
+		else if (k->type == T_SHAPE)
+			snprintf(def, sizeof(def), "%s", shape_names[k->def]);
+		else if (k->type == T_STAGES)
+			snprintf(def, sizeof(def), "fwd");
+		else if (k->type == T_MAC)
+			snprintf(def, sizeof(def), "no rewrite");
+		else if (strcmp(k->key, "peer") == 0)
+			snprintf(def, sizeof(def), "N xor 1");
+		else if (strcmp(k->key, "rx_queues") == 0)
+			snprintf(def, sizeof(def), "1; rss: workers");
+		else if (k->type == T_CPU)
+			snprintf(def, sizeof(def), "chosen");
+		else
+			snprintf(def, sizeof(def), "%" PRIu64, k->def);
+		fprintf(out, "| %s | %s | %s | %s | %s |\n", sect_names[k->sect], k->key, range, def,
+			k->help);
+	}
+}

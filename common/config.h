@@ -90,6 +90,9 @@ const char *mpe_config_shape_name(uint32_t shape);
 /* 1 when the driver behind @device cannot be polled from a secondary process. */
 int mpe_config_device_primary_only(const char *device);
 
+/* Every key as a markdown table: section, key, values, default, meaning. */
+void mpe_config_help(FILE *out);
+
 /* Write the configuration back as INI text (what the engine runs with). */
 void mpe_config_dump(const struct mpe_conf *conf, FILE *out);
 

@@ -49,6 +49,7 @@ usage(const char *prog)
 	       "      --secondary PATH mpe-secondary to spawn (default: next to mpe-primary)\n"
 	       "      --idle-exit MS   stop after MS milliseconds without a received packet\n"
 	       "      --print-config   print the configuration as the engine runs it\n"
+	       "      --help-config    every configuration key, as a table\n"
 	       "  -h, --help           this text\n",
 	       prog, prog);
 }
@@ -81,6 +82,7 @@ parse_app_args(int argc, char **argv, struct app_opts *o, struct mpe_primary *p)
 		{"no-spawn", no_argument, NULL, 'n'},	  {"secondary", required_argument, NULL, 's'},
 		{"idle-exit", required_argument, NULL, 'i'},
 		{"print-config", no_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'},
+		{"help-config", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
@@ -104,6 +106,7 @@ parse_app_args(int argc, char **argv, struct app_opts *o, struct mpe_primary *p)
 			p->idle_exit_ms = (unsigned int)v;
 			break;
 		case 'h': usage(argv[0]); exit(0);
+		case 'H': mpe_config_help(stdout); exit(0);
 		case ':':
 			fprintf(stderr, "mpe-primary: %s needs a value\n", argv[optind - 1]);
 			return -EINVAL;
@@ -530,7 +533,7 @@ main(int argc, char **argv)
 		;
 	for (i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0)
+		    strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "--help-config") == 0)
 			break;
 	if (i < argc && sep == argc) /* mpe-primary --check -c FILE, without "--" */
 		sep = 0;
