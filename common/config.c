@@ -232,21 +232,6 @@ scan_text(struct parser *p, FILE *f)
 	return p->errors == start ? 0 : -EINVAL;
 }
 
-/* Exactly six pairs of hex digits separated by ':'. */
-static int
-parse_mac(const char *s, uint8_t mac[6])
-{
-	int i;
-
-	for (i = 0; i < 6; i++, s += 3) {
-		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
-		    s[2] != (i == 5 ? '\0' : ':'))
-			return -EINVAL;
-		mac[i] = (uint8_t)strtoul((char[3]){s[0], s[1], '\0'}, NULL, 16);
-	}
-	return 0;
-}
-
 static void
 store(void *base, const struct key_def *k, uint64_t v)
 {
@@ -345,7 +330,7 @@ parse_value(struct parser *p, const struct key_def *k, void *base, const char *s
 			snprintf((char *)base + k->off, k->size, "%s", value);
 		return;
 	case T_MAC:
-		if (parse_mac(value, (uint8_t *)base + k->off) < 0)
+		if (mpe_parse_mac(value, (uint8_t *)base + k->off) < 0)
 			report(p, line, k->key, "'%s' is not a MAC address like 02:00:00:00:00:01",
 			       value);
 		else

@@ -1,6 +1,8 @@
 /* Bounded parsers for numbers and switches. Pure functions. */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -84,6 +86,35 @@ mpe_parse_cpulist(const char *s, cpu_set_t *set)
 			s++;
 		else if (*s != '\0' && !(*s == '\n' && s[1] == '\0'))
 			return -EINVAL;
+	}
+	return 0;
+}
+
+int
+mpe_parse_uint_arg(const char *prog, const char *what, const char *s, uint64_t min,
+		   uint64_t max, uint64_t *out)
+{
+	int rc = mpe_parse_uint(s, min, max, out);
+
+	if (rc == -ERANGE)
+		fprintf(stderr, "%s: %s: '%s' is out of range %" PRIu64 "..%" PRIu64 "\n", prog,
+			what, s, min, max);
+	else if (rc < 0)
+		fprintf(stderr, "%s: %s: '%s' is not a whole number\n", prog, what,
+			s != NULL ? s : "");
+	return rc;
+}
+
+int
+mpe_parse_mac(const char *s, uint8_t mac[6])
+{
+	int i;
+
+	for (i = 0; i < 6; i++, s += 3) {
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
+		    s[2] != (i == 5 ? '\0' : ':'))
+			return -EINVAL;
+		mac[i] = (uint8_t)strtoul((char[3]){s[0], s[1], '\0'}, NULL, 16);
 	}
 	return 0;
 }

@@ -8,6 +8,13 @@
  * not a whole number (sign, garbage, empty), -ERANGE when out of bounds. */
 int mpe_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* For command lines: as mpe_parse_uint, and on failure prints "PROG: WHAT: reason" to stderr. */
+int mpe_parse_uint_arg(const char *prog, const char *what, const char *s, uint64_t min,
+		       uint64_t max, uint64_t *out);
+
+/* "02:00:00:00:00:01": six pairs of hex digits separated by ':'. 0 or -EINVAL. */
+int mpe_parse_mac(const char *s, uint8_t mac[6]);
+
 /* on/off, yes/no, true/false, 1/0: returns 1, 0, or -EINVAL. */
 int mpe_parse_bool(const char *s);
 

@@ -204,6 +204,47 @@ run_cpulist_cases(void)
 	}
 }
 
+struct mac_case {
+	const char *s;
+	int rc;
+	uint8_t mac[6];
+};
+
+static const struct mac_case mac_cases[] = {
+	{"02:00:00:00:00:01", 0, {0x02, 0, 0, 0, 0, 0x01}},
+	{"aA:bB:cC:dD:eE:fF", 0, {0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}},
+	{"ff:ff:ff:ff:ff:ff", 0, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+	{"2:0:0:0:0:1", -EINVAL, {0}},
+	{"02:00:00:00:00", -EINVAL, {0}},
+	{"02:00:00:00:00:01:02", -EINVAL, {0}},
+	{"02-00-00-00-00-01", -EINVAL, {0}},
+	{"-1:-1:-1:-1:-1:-1", -EINVAL, {0}},
+	{"+2:00:00:00:00:01", -EINVAL, {0}},
+	{" 02:00:00:00:00:01", -EINVAL, {0}},
+	{"02:00:00:00:00:0g", -EINVAL, {0}},
+	{"02:00:00:00:00:01 ", -EINVAL, {0}},
+	{"", -EINVAL, {0}},
+};
+
+static void
+run_mac_cases(void)
+{
+	size_t i;
+
+	for (i = 0; i < TEST_DIM(mac_cases); i++) {
+		const struct mac_case *c = &mac_cases[i];
+		uint8_t mac[6] = {0};
+		int rc;
+
+		test_begin("mpe_parse_mac: \"%s\" gives %s", c->s, c->rc == 0 ? "a MAC" : "-EINVAL");
+		rc = mpe_parse_mac(c->s, mac);
+		CHECK(rc == c->rc, "\"%s\": rc %d, expected %d", c->s, rc, c->rc);
+		if (rc == 0 && c->rc == 0)
+			CHECK(memcmp(mac, c->mac, 6) == 0, "\"%s\": wrong bytes", c->s);
+		test_end();
+	}
+}
+
 int
 main(void)
 {
@@ -215,5 +256,6 @@ main(void)
 	test_run_cases(cases, TEST_DIM(cases));
 	run_bool_cases();
 	run_cpulist_cases();
+	run_mac_cases();
 	return test_summary();
 }

@@ -315,15 +315,15 @@ bad_args() {
 t_bad_args_gen() {
 	local o=$work/bad.pcap
 
-	bad_args "'abc' is not a non-negative decimal number" "$gen" -o "$o" -n abc || return 1
-	bad_args "0 is out of range" "$gen" -o "$o" -n 0 || return 1
-	bad_args "'-5' is not a non-negative decimal number" "$gen" -o "$o" -n -5 || return 1
-	bad_args "is too large" "$gen" -o "$o" -n 99999999999999999999999 || return 1
-	bad_args "5000 is out of range 0..4095" "$gen" -o "$o" --vlan 5000 || return 1
+	bad_args "'abc' is not a whole number" "$gen" -o "$o" -n abc || return 1
+	bad_args "'0' is out of range" "$gen" -o "$o" -n 0 || return 1
+	bad_args "'-5' is not a whole number" "$gen" -o "$o" -n -5 || return 1
+	bad_args "'99999999999999999999999' is out of range" "$gen" -o "$o" -n 99999999999999999999999 || return 1
+	bad_args "'5000' is out of range 0..4095" "$gen" -o "$o" --vlan 5000 || return 1
 	bad_args "at most 2 tags" "$gen" -o "$o" --vlan 1 --vlan 2 --vlan 3 || return 1
 	bad_args "missing required option -o" "$gen" -n 10 || return 1
-	bad_args "--ipv6: 101 is out of range" "$gen" -o "$o" --ipv6 101 || return 1
-	bad_args "--sizes: 63 is out of range" "$gen" -o "$o" --sizes 64,63 || return 1
+	bad_args "--ipv6: '101' is out of range" "$gen" -o "$o" --ipv6 101 || return 1
+	bad_args "--sizes: '63' is out of range" "$gen" -o "$o" --sizes 64,63 || return 1
 	bad_args "not a comma list" "$gen" -o "$o" --sizes 64,,128 || return 1
 	bad_args "not a MAC address" "$gen" -o "$o" --src-mac 02:00:00:00:00 || return 1
 	bad_args "exceeds --packets" "$gen" -o "$o" -n 10 -f 11 || return 1

@@ -12,6 +12,7 @@
 
 #include <pcap/pcap.h>
 
+#include "parse.h"
 #include "pkt.h"
 
 /*
@@ -97,77 +98,20 @@ struct options {
 	uint64_t max_diffs;
 };
 
-/* The one number parser: whole string, digits of @base only, within [min, max].
- * Prints why and returns -1 on empty input, signs, spaces, junk, overflow or range. */
+/* Every number goes through the engine's bounded parser, which explains a refusal. */
 static int
-parse_number(const char *what, const char *s, unsigned int base, uint64_t min, uint64_t max,
-	     uint64_t *out)
+parse_number(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	uint64_t v = 0;
-	const char *p;
-
-	if (s == NULL || *s == '\0') {
-		fprintf(stderr, PROG ": %s: empty value\n", what);
-		return -1;
-	}
-	for (p = s; *p != '\0'; p++) {
-		unsigned int d;
-
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned int)(*p - '0');
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = (unsigned int)(*p - 'a' + 10);
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = (unsigned int)(*p - 'A' + 10);
-		else
-			d = base;
-		if (d >= base) {
-			fprintf(stderr, PROG ": %s: '%s' is not a %s number\n", what, s,
-				base == 16 ? "hexadecimal" : "non-negative decimal");
-			return -1;
-		}
-		if (v > (UINT64_MAX - d) / base) {
-			fprintf(stderr, PROG ": %s: '%s' is too large (maximum %" PRIu64 ")\n",
-				what, s, max);
-			return -1;
-		}
-		v = v * base + d;
-	}
-	if (v < min || v > max) {
-		fprintf(stderr, PROG ": %s: %" PRIu64 " is out of range %" PRIu64 "..%" PRIu64 "\n",
-			what, v, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
+	return mpe_parse_uint_arg(PROG, what, s, min, max, out) < 0 ? -1 : 0;
 }
 
-/* "xx:xx:xx:xx:xx:xx", one or two hex digits per octet. */
 static int
 parse_mac(const char *what, const char *s, uint8_t mac[6])
 {
-	char part[3];
-	const char *p = s;
-	unsigned int i;
-
-	for (i = 0; i < 6; i++) {
-		size_t n = strcspn(p, ":");
-		uint64_t v;
-
-		if (n == 0 || n > 2 || (i < 5 && p[n] != ':') || (i == 5 && p[n] != '\0')) {
-			fprintf(stderr,
-				PROG ": %s: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)\n",
-				what, s);
-			return -1;
-		}
-		memcpy(part, p, n);
-		part[n] = '\0';
-		if (parse_number(what, part, 16, 0, 255, &v) < 0)
-			return -1;
-		mac[i] = (uint8_t)v;
-		p += n + 1;
-	}
-	return 0;
+	if (mpe_parse_mac(s, mac) == 0)
+		return 0;
+	fprintf(stderr, PROG ": %s: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)\n", what, s);
+	return -1;
 }
 
 static void
@@ -691,7 +635,7 @@ main(int argc, char **argv)
 			o.ignore_mac = true;
 			break;
 		case 'k':
-			if (parse_number("--max-diffs", optarg, 10, 0, UINT32_MAX,
+			if (parse_number("--max-diffs", optarg, 0, UINT32_MAX,
 					 &o.max_diffs) < 0)
 				goto usage;
 			break;

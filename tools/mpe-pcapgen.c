@@ -14,6 +14,7 @@
 
 #include <pcap/pcap.h>
 
+#include "parse.h"
 #include "pkt.h"
 
 #define PROG "mpe-pcapgen"
@@ -93,77 +94,20 @@ prng_below(uint64_t *state, uint32_t n)
 	return (uint32_t)(((prng_next(state) >> 32) * (uint64_t)n) >> 32);
 }
 
-/* The one number parser: whole string, digits of @base only, within [min, max].
- * Prints why and returns -1 on empty input, signs, spaces, junk, overflow or range. */
+/* Every number goes through the engine's bounded parser, which explains a refusal. */
 static int
-parse_number(const char *what, const char *s, unsigned int base, uint64_t min, uint64_t max,
-	     uint64_t *out)
+parse_number(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	uint64_t v = 0;
-	const char *p;
-
-	if (s == NULL || *s == '\0') {
-		fprintf(stderr, PROG ": %s: empty value\n", what);
-		return -1;
-	}
-	for (p = s; *p != '\0'; p++) {
-		unsigned int d;
-
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned int)(*p - '0');
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = (unsigned int)(*p - 'a' + 10);
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = (unsigned int)(*p - 'A' + 10);
-		else
-			d = base;
-		if (d >= base) {
-			fprintf(stderr, PROG ": %s: '%s' is not a %s number\n", what, s,
-				base == 16 ? "hexadecimal" : "non-negative decimal");
-			return -1;
-		}
-		if (v > (UINT64_MAX - d) / base) {
-			fprintf(stderr, PROG ": %s: '%s' is too large (maximum %" PRIu64 ")\n",
-				what, s, max);
-			return -1;
-		}
-		v = v * base + d;
-	}
-	if (v < min || v > max) {
-		fprintf(stderr, PROG ": %s: %" PRIu64 " is out of range %" PRIu64 "..%" PRIu64 "\n",
-			what, v, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
+	return mpe_parse_uint_arg(PROG, what, s, min, max, out) < 0 ? -1 : 0;
 }
 
-/* "xx:xx:xx:xx:xx:xx", one or two hex digits per octet. */
 static int
 parse_mac(const char *what, const char *s, uint8_t mac[6])
 {
-	char part[3];
-	const char *p = s;
-	unsigned int i;
-
-	for (i = 0; i < 6; i++) {
-		size_t n = strcspn(p, ":");
-		uint64_t v;
-
-		if (n == 0 || n > 2 || (i < 5 && p[n] != ':') || (i == 5 && p[n] != '\0')) {
-			fprintf(stderr,
-				PROG ": %s: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)\n",
-				what, s);
-			return -1;
-		}
-		memcpy(part, p, n);
-		part[n] = '\0';
-		if (parse_number(what, part, 16, 0, 255, &v) < 0)
-			return -1;
-		mac[i] = (uint8_t)v;
-		p += n + 1;
-	}
-	return 0;
+	if (mpe_parse_mac(s, mac) == 0)
+		return 0;
+	fprintf(stderr, PROG ": %s: '%s' is not a MAC address (xx:xx:xx:xx:xx:xx)\n", what, s);
+	return -1;
 }
 
 static int
@@ -188,7 +132,7 @@ parse_sizes(const char *s, struct config *cfg)
 		}
 		memcpy(buf, p, n);
 		buf[n] = '\0';
-		if (parse_number("--sizes", buf, 10, MIN_FRAME, MAX_FRAME, &v) < 0)
+		if (parse_number("--sizes", buf, MIN_FRAME, MAX_FRAME, &v) < 0)
 			return -1;
 		cfg->sizes[cfg->nsizes++] = (uint16_t)v;
 		if (p[n] == '\0')
@@ -308,21 +252,21 @@ parse_args(int argc, char **argv, struct config *cfg)
 			cfg->output = optarg;
 			break;
 		case 'n':
-			if (parse_number("--packets", optarg, 10, 1, MAX_PACKETS,
+			if (parse_number("--packets", optarg, 1, MAX_PACKETS,
 					 &cfg->packets) < 0)
 				return -1;
 			break;
 		case 'f':
-			if (parse_number("--flows", optarg, 10, 1, MAX_FLOWS, &cfg->flows) < 0)
+			if (parse_number("--flows", optarg, 1, MAX_FLOWS, &cfg->flows) < 0)
 				return -1;
 			cfg->flows_set = true;
 			break;
 		case OPT_IPV6:
-			if (parse_number("--ipv6", optarg, 10, 0, 100, &cfg->ipv6_pct) < 0)
+			if (parse_number("--ipv6", optarg, 0, 100, &cfg->ipv6_pct) < 0)
 				return -1;
 			break;
 		case OPT_UDP:
-			if (parse_number("--udp", optarg, 10, 0, 100, &cfg->udp_pct) < 0)
+			if (parse_number("--udp", optarg, 0, 100, &cfg->udp_pct) < 0)
 				return -1;
 			break;
 		case OPT_SIZES:
@@ -335,7 +279,7 @@ parse_args(int argc, char **argv, struct config *cfg)
 					MAX_VLANS);
 				return -1;
 			}
-			if (parse_number("--vlan", optarg, 10, 0, 4095, &v) < 0)
+			if (parse_number("--vlan", optarg, 0, 4095, &v) < 0)
 				return -1;
 			cfg->vlans[cfg->nvlans++] = (uint16_t)v;
 			break;
@@ -343,7 +287,7 @@ parse_args(int argc, char **argv, struct config *cfg)
 			cfg->bidir = true;
 			break;
 		case OPT_SEED:
-			if (parse_number("--seed", optarg, 10, 0, UINT64_MAX, &cfg->seed) < 0)
+			if (parse_number("--seed", optarg, 0, UINT64_MAX, &cfg->seed) < 0)
 				return -1;
 			break;
 		case OPT_SRC_MAC:
