@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,7 +130,10 @@ main(int argc, char **argv)
 	for (s = 0; s < wc->nb_stages && off < sizeof(stages); s++)
 		off += (size_t)snprintf(stages + off, sizeof(stages) - off, "%s%s", s ? "," : "",
 					mpe_stage_get(wc->stages[s])->name);
+	/* ps shows the whole title; top and the kernel show the 15-character thread name */
 	setproctitle("-mpe-worker %u [%s] lcore %u", id, stages, lcore);
+	snprintf(err, sizeof(err), "mpe-worker %u", id);
+	pthread_setname_np(pthread_self(), err);
 	slot->status.state = MPE_WORKER_READY;
 
 	rc = mpe_worker_main(w);
