@@ -1,6 +1,8 @@
 /* Ports: found by name among the devices the EAL probed, configured, started, and at the
  * end stopped and closed. Only the primary does any of this (secondaries may not). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -118,6 +120,20 @@ mpe_port_init_all(struct mpe_primary *p)
 	return 0;
 }
 
+/* How the device spread its packets over the RX queues (RSS, or af_packet's fanout). */
+static void
+log_queue_spread(int idx, const char *device, unsigned int nq, const struct rte_eth_stats *st)
+{
+	char buf[256];
+	size_t off = 0;
+	unsigned int q;
+
+	for (q = 0; q < nq && q < RTE_ETHDEV_QUEUE_STAT_CNTRS && off < sizeof(buf); q++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %" PRIu64,
+					st->q_ipackets[q]);
+	MPE_LOG(INFO, port, "port %d (%s): packets per rx queue:%s", idx, device, buf);
+}
+
 void
 mpe_port_close_all(struct mpe_primary *p)
 {
@@ -128,10 +144,16 @@ mpe_port_close_all(struct mpe_primary *p)
 		uint16_t pid = conf->ports[i].port_id;
 		struct rte_eth_stats st;
 
-		if (rte_eth_stats_get(pid, &st) == 0 && (st.rx_nombuf || st.imissed || st.ierrors))
-			MPE_LOG(WARNING, port, "port %u (%s): the device dropped %" PRIu64
-				" for want of mbufs, %" PRIu64 " missed, %" PRIu64 " errors", i,
-				conf->ports[i].device, st.rx_nombuf, st.imissed, st.ierrors);
+		if (rte_eth_stats_get(pid, &st) == 0) {
+			if (st.rx_nombuf || st.imissed || st.ierrors)
+				MPE_LOG(WARNING, port, "port %u (%s): the device dropped %" PRIu64
+					" for want of mbufs, %" PRIu64 " missed, %" PRIu64 " errors",
+					i, conf->ports[i].device, st.rx_nombuf, st.imissed,
+					st.ierrors);
+			if (conf->ports[i].rx_queues > 1)
+				log_queue_spread(i, conf->ports[i].device, conf->ports[i].rx_queues,
+						 &st);
+		}
 		rte_eth_dev_stop(pid);
 		rte_eth_dev_close(pid);
 	}

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PACKAGES=(build-essential meson ninja-build pkg-config python3 libdpdk-dev dpdk
-	libpcap-dev libbsd-dev tcpdump)
+	libpcap-dev libbsd-dev tcpdump tcpreplay iproute2)
 PAGES=${MPE_HUGEPAGES:-1024}
 
 if [ "$(id -u)" != 0 ]; then

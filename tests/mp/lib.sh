@@ -37,8 +37,10 @@ prefix_pids() {
 	return 0
 }
 
+# A test may define test_cleanup (namespaces, links, helpers it started): it runs first.
 cleanup() {
 	local rc=$? pids
+	declare -F test_cleanup > /dev/null && test_cleanup
 	pids=$(prefix_pids)
 	[ -n "$PRIMARY_PID" ] && pids="$pids $PRIMARY_PID"
 	for p in $pids; do kill -9 "$p" 2>/dev/null || true; done
