@@ -67,6 +67,15 @@ static const struct key_def keys[] = {
 	    "how long a worker may take to attach"),
 	ENG("drain_timeout_ms", T_UINT, 0, 600000, MPE_DEF_DRAIN_TIMEOUT_MS, drain_timeout_ms,
 	    "how long shutdown waits for rings to empty"),
+	ENG("restart", T_BOOL, 0, 1, 1, restart, "respawn a worker process that died"),
+	ENG("restart_max", T_UINT, 0, 100000, MPE_DEF_RESTART_MAX, restart_max,
+	    "respawns allowed within restart_window_ms; then the worker stays down"),
+	ENG("restart_window_ms", T_UINT, 100, 86400000, MPE_DEF_RESTART_WINDOW_MS,
+	    restart_window_ms, "window of restart_max"),
+	ENG("restart_backoff_ms", T_UINT, 0, 60000, MPE_DEF_RESTART_BACKOFF_MS, restart_backoff_ms,
+	    "delay before a respawn, doubled for each respawn in the window"),
+	ENG("stall_timeout_ms", T_UINT, 0, 600000, MPE_DEF_STALL_TIMEOUT_MS, stall_timeout_ms,
+	    "kill a worker whose heartbeat stopped this long (0: never)"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
 	PRT("peer", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, peer, 0,
 	    "port that transmits what this port receives"),
@@ -667,10 +676,13 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 
 	fprintf(out, "[engine]\nshape = %s\nburst = %u\nring_size = %u\nmbufs = %u\n"
 		"mbuf_cache = %u\nmbuf_data = %u\nrx_desc = %u\ntx_desc = %u\nio_lcore = %u\n"
-		"backpressure = %s\nready_timeout_ms = %u\ndrain_timeout_ms = %u\n",
+		"backpressure = %s\nready_timeout_ms = %u\ndrain_timeout_ms = %u\nrestart = %s\n"
+		"restart_max = %u\nrestart_window_ms = %u\nrestart_backoff_ms = %u\n"
+		"stall_timeout_ms = %u\n",
 		mpe_config_shape_name(c->shape), c->burst, c->ring_size, c->mbufs, c->mbuf_cache,
 		c->mbuf_data, c->rx_desc, c->tx_desc, c->io_lcore, c->backpressure ? "on" : "off",
-		c->ready_timeout_ms, c->drain_timeout_ms);
+		c->ready_timeout_ms, c->drain_timeout_ms, c->restart ? "on" : "off", c->restart_max,
+		c->restart_window_ms, c->restart_backoff_ms, c->stall_timeout_ms);
 	for (i = 0; i < c->nb_ports; i++) {
 		const struct mpe_port_conf *pc = &c->ports[i];
 

@@ -28,7 +28,10 @@
 #define MPE_DEF_IO_LCORE 1
 #define MPE_DEF_READY_TIMEOUT_MS 10000
 #define MPE_DEF_DRAIN_TIMEOUT_MS 2000
-#define MPE_DEF_STALL_TIMEOUT_MS 0
+#define MPE_DEF_STALL_TIMEOUT_MS 2000
+#define MPE_DEF_RESTART_MAX 10
+#define MPE_DEF_RESTART_WINDOW_MS 60000
+#define MPE_DEF_RESTART_BACKOFF_MS 50
 
 enum mpe_shape {
 	MPE_SHAPE_PIPELINE,    /* io rx -> w0 -> w1 -> ... -> io tx */
@@ -72,6 +75,11 @@ struct mpe_conf {
 	uint32_t backpressure; /* 1: a full ring stalls its producer instead of dropping */
 	uint32_t ready_timeout_ms;
 	uint32_t drain_timeout_ms;
+	uint32_t restart;	    /* 1: respawn a worker process that died */
+	uint32_t restart_max;	    /* respawns allowed within restart_window_ms */
+	uint32_t restart_window_ms;
+	uint32_t restart_backoff_ms; /* first delay; doubles with each respawn in the window */
+	uint32_t stall_timeout_ms;  /* a worker without heartbeat this long is killed; 0: never */
 	uint16_t nb_ports;
 	uint16_t nb_workers;
 	struct mpe_port_conf ports[MPE_MAX_PORTS];

@@ -28,7 +28,7 @@
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 1
+#define MPE_SHM_LAYOUT_VERSION 2
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -46,9 +46,35 @@ enum mpe_worker_state {
 	MPE_WORKER_STARTING, /* spawned, not yet attached */
 	MPE_WORKER_READY,    /* attached and verified, about to poll */
 	MPE_WORKER_RUNNING,
-	MPE_WORKER_EXITED, /* left the loop cleanly */
-	MPE_WORKER_FAILED, /* died or refused to start: see the primary's log */
+	MPE_WORKER_EXITED,     /* left the loop cleanly */
+	MPE_WORKER_FAILED,     /* died or refused to start: see the primary's log */
+	MPE_WORKER_RESTARTING, /* died; recovered by the primary, waiting to be respawned */
 };
+
+/* Where a worker is in its burst, so that the primary can tell after its death which mbufs
+ * it held and which ring operation it left half done (rings are single-producer and
+ * single-consumer: the dead worker owned one side of each). */
+enum mpe_hand_phase {
+	MPE_HAND_IDLE = 0, /* holds nothing (before the first burst) */
+	MPE_HAND_DEQ,	   /* dequeuing into pkts[]; cons_mark = input cons.tail before */
+	MPE_HAND_PROC,	   /* holds pkts[0..n), untouched; stages work on work[] */
+	MPE_HAND_ENQ,	   /* work[] holds all n, survivors first; prod_mark = output
+			    * prod.tail before the enqueue of work[0..kept) */
+	MPE_HAND_FREE,	   /* freeing what was not sent: at most these may leak, never twice */
+};
+
+struct rte_mbuf;
+
+/* The burst in a worker's hands, in shared memory; the worker is the only writer. */
+struct mpe_worker_hand {
+	volatile uint32_t phase; /* enum mpe_hand_phase */
+	uint32_t n;
+	uint32_t kept;
+	uint32_t cons_mark;
+	uint32_t prod_mark;
+	struct rte_mbuf *pkts[MPE_MAX_BURST] __rte_cache_aligned;
+	struct rte_mbuf *work[MPE_MAX_BURST] __rte_cache_aligned;
+} __rte_cache_aligned;
 
 /* Drop reasons: every packet that does not leave the engine is counted under one. */
 enum mpe_drop {
@@ -58,6 +84,8 @@ enum mpe_drop {
 	MPE_DROP_VERDICT,   /* a stage decided to drop */
 	MPE_DROP_NO_ROUTE,  /* no output port */
 	MPE_DROP_SHUTDOWN,  /* still in a ring when shutdown gave up waiting */
+	MPE_DROP_WORKER_DIED, /* in the hands of a worker when it died */
+	MPE_DROP_WORKER_DOWN, /* bound for a worker that is down for good */
 	MPE_DROP_MAX,
 };
 
@@ -77,13 +105,19 @@ struct mpe_worker_status {
 	volatile uint32_t state; /* enum mpe_worker_state */
 	int32_t pid;
 	uint32_t lcore;
-	volatile uint64_t heartbeat; /* loop iterations since start, bumped every poll */
-	char error[96];		     /* why it refused to start, when state == FAILED */
+	volatile uint64_t heartbeat; /* bumped every poll, and while waiting on a full ring */
+	char error[96];		     /* why it refused to start or how it ended */
 } __rte_cache_aligned;
 
-/* What the primary tells one worker. */
+/* What the primary tells one worker, and what it keeps about the worker's life. */
 struct mpe_worker_ctl {
 	volatile uint32_t stop; /* 1: leave the loop at the next burst boundary */
+	volatile uint32_t down; /* 1: not running now; producers must not wait for it */
+	volatile uint32_t dead; /* 1: down for good (restarts exhausted): send it nothing */
+	uint32_t restarts;	/* respawns so far */
+	uint64_t last_recover_us; /* from death noticed to the new worker ready */
+	uint64_t lost;		  /* mbufs reclaimed from its hands when it died */
+	char last_cause[96];	  /* how the last instance ended */
 } __rte_cache_aligned;
 
 struct mpe_worker_slot {
@@ -91,6 +125,7 @@ struct mpe_worker_slot {
 	struct mpe_worker_status status; /* worker writes, primary reads */
 	struct mpe_counters cnt;	 /* worker writes, primary reads */
 	struct mpe_counters stage_cnt[MPE_MAX_STAGES]; /* per stage: worker writes */
+	struct mpe_worker_hand hand; /* worker writes; primary reads after the worker died */
 };
 
 /* Counters of the primary's I/O lcore, its only writer. */
@@ -120,6 +155,7 @@ struct mpe_shared {
 
 	struct mpe_conf conf __rte_cache_aligned;
 	struct mpe_io_stats io;
+	struct mpe_counters sup; /* the primary's supervisor: drops it accounts for (its own) */
 	struct mpe_worker_slot workers[MPE_MAX_WORKERS];
 };
 

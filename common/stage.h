@@ -34,8 +34,10 @@ struct mpe_stage_ctx {
 	void *priv; /* the stage's own state, made by init in the running process */
 };
 
-/* A stage: burst takes @n packets, keeps the ones that go on at the front of @pkts in order,
- * frees and counts the others, and returns how many go on. */
+/* A stage: burst takes @n packets, keeps the ones that go on at the front of @pkts in their
+ * order, moves the others behind them, and returns how many go on. It never frees a packet:
+ * the worker loop frees and counts what a stage dropped, in an order that lets the primary
+ * reclaim a dead worker's packets without freeing one twice. */
 struct mpe_stage_ops {
 	const char *name;
 	const char *help;

@@ -9,6 +9,7 @@ static const char *const drop_names[MPE_DROP_MAX] = {
 	[MPE_DROP_RING_FULL] = "ring_full", [MPE_DROP_TX_FULL] = "tx_full",
 	[MPE_DROP_NO_MBUF] = "no_mbuf",	    [MPE_DROP_VERDICT] = "verdict",
 	[MPE_DROP_NO_ROUTE] = "no_route",   [MPE_DROP_SHUTDOWN] = "shutdown",
+	[MPE_DROP_WORKER_DIED] = "worker_died", [MPE_DROP_WORKER_DOWN] = "worker_down",
 };
 
 const char *
@@ -51,6 +52,7 @@ mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
 		}
 	}
 	add_drops(t, &shm->io.io);
+	add_drops(t, &shm->sup);
 }
 
 static void
@@ -71,8 +73,8 @@ print_counters(FILE *out, const char *what, const struct mpe_counters *c, uint64
 void
 mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 {
-	static const char *const state_names[] = {"none", "starting", "ready", "running",
-						  "exited", "failed"};
+	static const char *const state_names[] = {"none",   "starting", "ready",     "running",
+						  "exited", "failed",   "restarting"};
 	const struct mpe_conf *conf = &shm->conf;
 	struct mpe_totals t;
 	unsigned int i, s;
@@ -99,6 +101,11 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 		snprintf(what, sizeof(what), "worker %u (lcore %u, %s)", i, conf->workers[i].lcore,
 			 st < RTE_DIM(state_names) ? state_names[st] : "?");
 		print_counters(out, what, &slot->cnt, shm->tsc_hz);
+		if (slot->ctl.restarts > 0 || slot->ctl.dead)
+			fprintf(out, "    restarts %u%s, lost in its hands %" PRIu64 ", last recovery "
+				"%.1f ms, last end: %s\n", slot->ctl.restarts,
+				slot->ctl.dead ? " (down for good)" : "", slot->ctl.lost,
+				slot->ctl.last_recover_us / 1000.0, slot->ctl.last_cause);
 		for (s = 0; s < conf->workers[i].nb_stages; s++) {
 			const struct mpe_counters *sc = &slot->stage_cnt[s];
 

@@ -75,6 +75,8 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 			rc = lookup_ring(&w->out, (int)id,
 					 id + 1 == conf->nb_workers ? MPE_END_IO : (int)id + 1, err,
 					 err_size);
+		if (id + 1 < conf->nb_workers)
+			w->next_down = &shm->workers[id + 1].ctl.down;
 		break;
 	case MPE_SHAPE_DISTRIBUTOR:
 		rc = lookup_ring(&w->in, MPE_END_IO, (int)id, err, err_size);
@@ -169,7 +171,8 @@ free_bulk(struct rte_mbuf **pkts, uint16_t n, struct mpe_counters *cnt, enum mpe
 	cnt->drops[why] += n;
 }
 
-/* Run every stage over the burst, timing each; returns the packets that go on. */
+/* Run every stage over the burst, timing each; survivors end up first in @pkts, the
+ * dropped behind them. Returns the survivors. */
 static inline uint16_t
 run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -191,19 +194,62 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
-static inline void
-send_ring(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
+/* A full output ring: wait for room while the consumer is alive (backpressure), else stop. */
+static inline int
+keep_waiting(struct mpe_worker *w)
 {
-	struct mpe_counters *cnt = &w->slot->cnt;
-	uint16_t sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)pkts, n, NULL);
+	w->slot->status.heartbeat++;
+	return w->backpressure && !should_stop(w) && !(w->next_down != NULL && *w->next_down);
+}
 
-	while (unlikely(sent < n) && w->backpressure && !should_stop(w)) {
+/* Ring shape: one burst from the input ring to the output ring, with the hand in shared
+ * memory kept exact at every step (see enum mpe_hand_phase). */
+static inline uint16_t
+burst_rings(struct mpe_worker *w)
+{
+	struct mpe_worker_hand *h = &w->slot->hand;
+	struct mpe_counters *cnt = &w->slot->cnt;
+	uint16_t n, kept, sent, i;
+	uint32_t bytes = 0;
+
+	/* phase is DEQ and cons_mark is the input's cons.tail: only this dequeue moves it */
+	n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)h->pkts, w->burst, NULL);
+	if (n == 0)
+		return 0;
+	h->n = n;
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_PROC;
+	rte_compiler_barrier();
+	memcpy(h->work, h->pkts, n * sizeof(h->work[0]));
+	for (i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
+	cnt->rx += n;
+	cnt->rx_bytes += bytes;
+	cnt->bursts++;
+	kept = run_stages(w, h->work, n);
+
+	h->kept = kept;
+	h->prod_mark = w->out->prod.tail;
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_ENQ;
+	rte_compiler_barrier();
+	sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work, kept, NULL);
+	while (unlikely(sent < kept) && keep_waiting(w)) {
 		rte_pause();
-		sent += (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)pkts + sent, n - sent,
-							     NULL);
+		sent += (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work + sent,
+							     kept - sent, NULL);
 	}
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_FREE;
+	rte_compiler_barrier();
 	cnt->tx += sent;
-	free_bulk(pkts + sent, n - sent, cnt, MPE_DROP_RING_FULL);
+	free_bulk(h->work + sent, kept - sent, cnt, MPE_DROP_RING_FULL);
+	if (n > kept)
+		rte_pktmbuf_free_bulk(h->work + kept, n - kept); /* counted by run_stages */
+	h->cons_mark = w->in->cons.tail;
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_DEQ;
+	return n;
 }
 
 /* rss: transmit runs of packets that go to the same port on this worker's queue. */
@@ -227,7 +273,7 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		}
 		sent = rte_eth_tx_burst(conf->ports[out].port_id, w->queue, pkts + i, j - i);
-		while (unlikely(sent < j - i) && w->backpressure && !should_stop(w)) {
+		while (unlikely(sent < j - i) && keep_waiting(w)) {
 			rte_pause();
 			sent += rte_eth_tx_burst(conf->ports[out].port_id, w->queue,
 						 pkts + i + sent, j - i - sent);
@@ -238,67 +284,73 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
-
+/* rss shape: one burst from this worker's queue of the next port that has packets. A worker
+ * that dies here leaves a device queue half used: this shape is not recovered. */
 static inline uint16_t
-recv_ports(struct mpe_worker *w, struct rte_mbuf **pkts, unsigned int *next)
+burst_ports(struct mpe_worker *w, unsigned int *next)
 {
 	const struct mpe_conf *conf = &w->shm->conf;
+	struct mpe_counters *cnt = &w->slot->cnt;
+	struct rte_mbuf **pkts = w->slot->hand.work;
+	uint16_t n = 0, kept, i;
+	uint32_t bytes = 0;
 	unsigned int k;
 
 	if (w->shm->run_state != MPE_RUN_ACTIVE)
 		return 0;
-	for (k = 0; k < w->nb_rx_ports; k++) {
+	for (k = 0; k < w->nb_rx_ports && n == 0; k++) {
 		uint16_t p = w->rx_ports[(*next + k) % w->nb_rx_ports];
-		uint16_t n = rte_eth_rx_burst(conf->ports[p].port_id, w->queue, pkts, w->burst);
 
+		n = rte_eth_rx_burst(conf->ports[p].port_id, w->queue, pkts, w->burst);
 		if (n > 0) {
 			*next = (*next + k + 1) % w->nb_rx_ports;
 			mpe_meta_init_burst(pkts, n, w->shm->meta_offset, p);
-			return n;
 		}
 	}
-	return 0;
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(pkts[i]);
+	cnt->rx += n;
+	cnt->rx_bytes += bytes;
+	cnt->bursts++;
+	kept = run_stages(w, pkts, n);
+	send_ports(w, pkts, kept);
+	if (n > kept)
+		rte_pktmbuf_free_bulk(pkts + kept, n - kept);
+	return n;
 }
 
-/* The loop body, specialised by the constant @rss. */
+/* The loop, specialised by the constant @rss. */
 static __rte_always_inline void
 worker_loop(struct mpe_worker *w, const int rss)
 {
 	struct mpe_worker_slot *slot = w->slot;
 	struct mpe_counters *cnt = &slot->cnt;
-	struct rte_mbuf *pkts[MPE_MAX_BURST];
 	unsigned int next_port = 0;
 
+	if (!rss) {
+		slot->hand.cons_mark = w->in->cons.tail;
+		rte_compiler_barrier();
+		slot->hand.phase = MPE_HAND_DEQ;
+	}
 	while (likely(!should_stop(w))) {
 		uint64_t now = rte_rdtsc();
-		uint16_t n, i;
-		uint32_t bytes = 0;
+		uint16_t n;
 
 		slot->status.heartbeat++;
+		cnt->polls++;
 		if (unlikely(now >= w->primary_check_tsc)) {
 			check_primary(w, now);
 			if (w->primary_gone == UINT8_MAX)
 				break;
 		}
-		if (rss)
-			n = recv_ports(w, pkts, &next_port);
-		else
-			n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)pkts, w->burst, NULL);
-		cnt->polls++;
-		if (n == 0)
-			continue;
-		for (i = 0; i < n; i++)
-			bytes += rte_pktmbuf_pkt_len(pkts[i]);
-		cnt->rx += n;
-		cnt->rx_bytes += bytes;
-		cnt->bursts++;
-		n = run_stages(w, pkts, n);
-		if (rss)
-			send_ports(w, pkts, n);
-		else
-			send_ring(w, pkts, n);
-		cnt->cycles += rte_rdtsc() - now;
+		n = rss ? burst_ports(w, &next_port) : burst_rings(w);
+		if (n > 0)
+			cnt->cycles += rte_rdtsc() - now;
 	}
+	rte_compiler_barrier();
+	slot->hand.phase = MPE_HAND_IDLE;
 }
 
 static __rte_noinline void

@@ -30,6 +30,7 @@ struct mpe_worker {
 	uint64_t primary_check_tsc; /* next time to look at the primary's heartbeat */
 	uint64_t primary_beat_seen;
 	uint8_t primary_gone;
+	const volatile uint32_t *next_down; /* pipeline: the next worker's ctl.down */
 };
 
 /* Find this worker's rings and set up its stages. Returns 0 or -errno; on failure

@@ -39,6 +39,7 @@ struct io {
 	uint16_t nb_out; /* rings worker -> io */
 	struct rte_ring *in[MPE_MAX_WORKERS];
 	struct rte_ring *out[MPE_MAX_WORKERS];
+	const volatile struct mpe_worker_ctl *in_ctl[MPE_MAX_WORKERS]; /* consumer of in[i] */
 	uint8_t reta[RETA_SIZE];
 	/* packets bound for each input ring, not yet enqueued */
 	uint16_t nb_pend[MPE_MAX_WORKERS];
@@ -101,6 +102,8 @@ io_init(struct io *io, struct mpe_primary *p)
 	io->meta_offset = p->shm->meta_offset;
 	io->burst = (uint16_t)conf->burst;
 	io->backpressure = (uint8_t)conf->backpressure;
+	for (i = 0; i < MPE_MAX_WORKERS; i++)
+		io->in_ctl[i] = &p->shm->workers[i].ctl;
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
 		io->nb_in = io->nb_out = 1;
 		if (lookup(&io->in[0], MPE_END_IO, 0) < 0 ||
@@ -148,8 +151,16 @@ flush_pending(struct io *io, unsigned int w)
 
 	if (n == 0)
 		return;
+	if (unlikely(io->in_ctl[w]->dead)) {
+		/* the worker is down for good: what would have gone to it is counted */
+		rte_pktmbuf_free_bulk(io->pend[w], n);
+		io->st->io.drops[MPE_DROP_WORKER_DOWN] += n;
+		io->nb_pend[w] = 0;
+		return;
+	}
 	sent = (uint16_t)rte_ring_sp_enqueue_burst(io->in[w], (void **)io->pend[w], n, NULL);
-	if (sent < n && !io->backpressure) {
+	/* a worker being respawned lets its ring fill; nobody waits for it meanwhile */
+	if (sent < n && (!io->backpressure || io->in_ctl[w]->down)) {
 		rte_pktmbuf_free_bulk(io->pend[w] + sent, n - sent);
 		io->st->io.drops[MPE_DROP_RING_FULL] += n - sent;
 		sent = n;

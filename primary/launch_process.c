@@ -13,6 +13,7 @@
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
+#include <rte_string_fns.h>
 
 #include "log.h"
 #include "primary.h"
@@ -176,30 +177,159 @@ worker_of(const struct mpe_primary *p, pid_t pid)
 	return -1;
 }
 
+static uint64_t
+ms_to_tsc(uint64_t ms)
+{
+	return rte_get_timer_hz() * ms / 1000;
+}
+
+/* The primary tells the producers to stop sending to worker @id, and empties its input. */
+static void
+leave_down(struct mpe_primary *p, unsigned int id, const char *why)
+{
+	struct mpe_worker_slot *slot = &p->shm->workers[id];
+	unsigned int n;
+
+	slot->ctl.dead = 1;
+	slot->status.state = MPE_WORKER_FAILED;
+	rte_wmb();
+	n = mpe_recover_drain_input(p, id);
+	MPE_LOG(ERR, engine, "worker %u: %s: it stays down; its traffic is dropped and counted "
+		"(worker_down), the other workers go on (%u packets were queued for it)", id, why,
+		n);
+}
+
+/* A worker process ended while the engine runs: recover what it held, then respawn it after
+ * a back-off, or leave it down when it restarts too often. */
+static void
+worker_died(struct mpe_primary *p, unsigned int id)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	struct mpe_worker_slot *slot = &p->shm->workers[id];
+	uint64_t now = rte_get_timer_cycles(), delay;
+	int lost;
+	char why[64];
+
+	slot->ctl.down = 1;
+	rte_wmb();
+	p->life[id].died_tsc = now;
+	lost = mpe_recover_worker(p, id);
+	MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
+		slot->ctl.last_cause, lost < 0 ? 0 : lost);
+	if (!conf->restart || p->no_spawn) {
+		leave_down(p, id, p->no_spawn ? "started by hand (--no-spawn)" : "restart = off");
+		return;
+	}
+	if (now - p->life[id].window_tsc > ms_to_tsc(conf->restart_window_ms)) {
+		p->life[id].window_tsc = now;
+		p->life[id].window_restarts = 0;
+	}
+	if (p->life[id].window_restarts >= conf->restart_max) {
+		snprintf(why, sizeof(why), "died %u times within %u ms (restart_max)",
+			 p->life[id].window_restarts + 1, conf->restart_window_ms);
+		leave_down(p, id, why);
+		return;
+	}
+	delay = (uint64_t)conf->restart_backoff_ms << RTE_MIN(p->life[id].window_restarts, 8U);
+	p->life[id].window_restarts++;
+	p->life[id].respawn_tsc = now + ms_to_tsc(delay);
+	slot->status.state = MPE_WORKER_RESTARTING;
+	MPE_LOG(NOTICE, engine, "worker %u: respawning in %" PRIu64 " ms (restart %u)", id, delay,
+		slot->ctl.restarts + 1);
+}
+
 static void
 record_end(struct mpe_primary *p, unsigned int id, int status)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 		    slot->status.state == MPE_WORKER_EXITED;
+	char *cause = slot->ctl.last_cause, said[sizeof(slot->status.error)];
+	size_t size = sizeof(slot->ctl.last_cause);
 
-	char why[sizeof(slot->status.error)];
-
-	snprintf(why, sizeof(why), "%s", slot->status.error[0] ? slot->status.error : "exited");
+	rte_strscpy(said, slot->status.error, sizeof(said));
 	if (WIFEXITED(status))
-		snprintf(slot->status.error, sizeof(slot->status.error), "%s with status %d", why,
-			 WEXITSTATUS(status));
+		snprintf(cause, size, "pid %d exited with status %d%s%s", (int)p->pids[id],
+			 WEXITSTATUS(status), said[0] ? ": " : "", said);
 	else if (WIFSIGNALED(status))
-		snprintf(slot->status.error, sizeof(slot->status.error), "killed by signal %d "
-			 "(%s)%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
-			 WCOREDUMP(status) ? ", core dumped" : "");
-	if (!clean) {
-		slot->status.state = MPE_WORKER_FAILED;
-		if (p->shm->run_state < MPE_RUN_STOP)
-			MPE_LOG(ERR, engine, "worker %u (pid %d): %s", id, (int)p->pids[id],
-				slot->status.error);
-	}
+		snprintf(cause, size, "pid %d killed by signal %d (%s)%s", (int)p->pids[id],
+			 WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 WCOREDUMP(status) ? ", core dumped (see kernel.core_pattern)" : "");
 	p->pids[id] = 0;
+	if (clean)
+		return;
+	rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
+	if (p->shm->run_state == MPE_RUN_ACTIVE) {
+		worker_died(p, id);
+		return;
+	}
+	slot->status.state = MPE_WORKER_FAILED;
+	if (p->shm->run_state < MPE_RUN_STOP)
+		MPE_LOG(ERR, engine, "worker %u: %s", id, cause);
+}
+
+/* A hand-started worker is not our child: notice its end by its pid. */
+static void
+check_hand_started(struct mpe_primary *p, unsigned int id)
+{
+	struct mpe_worker_slot *slot = &p->shm->workers[id];
+	uint32_t st = slot->status.state;
+
+	if ((st != MPE_WORKER_READY && st != MPE_WORKER_RUNNING) || slot->status.pid <= 0 ||
+	    kill(slot->status.pid, 0) == 0 || errno != ESRCH)
+		return;
+	snprintf(slot->ctl.last_cause, sizeof(slot->ctl.last_cause), "pid %d is gone",
+		 slot->status.pid);
+	rte_strscpy(slot->status.error, slot->ctl.last_cause, sizeof(slot->status.error));
+	if (p->shm->run_state == MPE_RUN_ACTIVE)
+		worker_died(p, id);
+	else
+		slot->status.state = MPE_WORKER_FAILED;
+}
+
+void
+mpe_launch_tick(struct mpe_primary *p)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	uint64_t now;
+	unsigned int i;
+
+	mpe_launch_reap(p);
+	now = rte_get_timer_cycles();
+	for (i = 0; i < conf->nb_workers; i++) {
+		struct mpe_worker_slot *slot = &p->shm->workers[i];
+		uint32_t st = slot->status.state;
+
+		if (p->no_spawn)
+			check_hand_started(p, i);
+		if (st == MPE_WORKER_RESTARTING && p->pids[i] == 0 && now >= p->life[i].respawn_tsc &&
+		    p->shm->run_state == MPE_RUN_ACTIVE) {
+			slot->ctl.restarts++;
+			p->life[i].beat_tsc = now;
+			if (mpe_launch_start(p, i) < 0)
+				leave_down(p, i, "cannot be spawned again");
+			continue;
+		}
+		if (slot->ctl.down && !slot->ctl.dead &&
+		    (st == MPE_WORKER_READY || st == MPE_WORKER_RUNNING)) {
+			slot->ctl.last_recover_us = (now - p->life[i].died_tsc) * 1000000 /
+						    rte_get_timer_hz();
+			slot->ctl.down = 0;
+			MPE_LOG(NOTICE, engine, "worker %u: back after %.1f ms (pid %d)", i,
+				slot->ctl.last_recover_us / 1000.0, slot->status.pid);
+		}
+		/* a worker that stopped polling (hung, or SIGSTOPped) is killed and recovered */
+		if (slot->status.heartbeat != p->life[i].beat || st != MPE_WORKER_RUNNING) {
+			p->life[i].beat = slot->status.heartbeat;
+			p->life[i].beat_tsc = now;
+		} else if (conf->stall_timeout_ms != 0 && p->pids[i] > 0 &&
+			   now - p->life[i].beat_tsc > ms_to_tsc(conf->stall_timeout_ms)) {
+			MPE_LOG(ERR, engine, "worker %u (pid %d): no heartbeat for %u ms: killing it",
+				i, (int)p->pids[i], conf->stall_timeout_ms);
+			kill(p->pids[i], SIGKILL);
+			p->life[i].beat_tsc = now;
+		}
+	}
 }
 
 int

@@ -210,6 +210,7 @@ create_rings(struct mpe_primary *p)
 		 * multi-producer ring half-updated for everybody else */
 		p->rings[i] = rte_ring_create(name, conf->ring_size, rte_socket_id(),
 					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		p->ring_consumer[i] = ends[i][1];
 		if (p->rings[i] == NULL) {
 			MPE_LOG(ERR, engine, "ring %s: %s", name, rte_strerror(rte_errno));
 			return -rte_errno;
@@ -341,7 +342,7 @@ supervise(struct mpe_primary *p)
 
 		rte_delay_us_sleep(SUPERVISE_PERIOD_US);
 		p->shm->primary_heartbeat++;
-		mpe_launch_reap(p);
+		mpe_launch_tick(p);
 		if (p->idle_exit_ms == 0)
 			continue;
 		now = rte_get_timer_cycles();
@@ -365,9 +366,15 @@ drained(const struct mpe_primary *p)
 
 	if (p->shm->io.pending != 0)
 		return 0;
-	for (i = 0; i < p->nb_rings; i++)
+	for (i = 0; i < p->nb_rings; i++) {
+		int c = p->ring_consumer[i];
+
+		/* a ring whose worker is down will not drain: shutdown counts what it holds */
+		if (c >= 0 && p->shm->workers[c].ctl.down)
+			continue;
 		if (rte_ring_count(p->rings[i]) != 0)
 			return 0;
+	}
 	return 1;
 }
 

@@ -18,6 +18,7 @@ struct mpe_primary {
 	struct mpe_shared *shm;
 	struct rte_mempool *pool;
 	struct rte_ring *rings[2 * MPE_MAX_WORKERS];
+	int ring_consumer[2 * MPE_MAX_WORKERS]; /* worker id, or MPE_END_IO */
 	unsigned int nb_rings;
 	int ports_started;
 	int io_launched;
@@ -34,6 +35,14 @@ struct mpe_primary {
 	/* workers */
 	pid_t pids[MPE_MAX_WORKERS];
 	cpu_set_t cpus[MPE_MAX_WORKERS]; /* where each worker's lcore runs */
+	struct {
+		uint64_t beat;		/* heartbeat last seen */
+		uint64_t beat_tsc;	/* when it last changed */
+		uint64_t died_tsc;	/* when the death was noticed (0: alive) */
+		uint64_t respawn_tsc;	/* when to respawn */
+		uint64_t window_tsc;	/* start of the restart window */
+		uint32_t window_restarts;
+	} life[MPE_MAX_WORKERS];
 };
 
 extern volatile sig_atomic_t mpe_primary_stop;
@@ -41,6 +50,11 @@ extern volatile sig_atomic_t mpe_primary_stop;
 /* port.c */
 int mpe_port_init_all(struct mpe_primary *p);
 void mpe_port_close_all(struct mpe_primary *p);
+
+/* recover.c: after worker @id died. Returns the mbufs reclaimed from its hands, or -errno. */
+int mpe_recover_worker(struct mpe_primary *p, unsigned int id);
+/* Empty the input ring of a worker that is down for good; returns the packets dropped. */
+unsigned int mpe_recover_drain_input(struct mpe_primary *p, unsigned int id);
 
 /* io.c: the I/O lcore's loop; arg is the struct mpe_primary. */
 int mpe_io_main(void *arg);
@@ -60,5 +74,7 @@ int mpe_launch_alive(struct mpe_primary *p, unsigned int id);
 void mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms);
 /* Second signal: end every worker now. Async-signal-safe. */
 void mpe_launch_kill_all(struct mpe_primary *p);
+/* Every supervision period while the engine runs: stalls, recoveries, respawns. */
+void mpe_launch_tick(struct mpe_primary *p);
 
 #endif

@@ -8,6 +8,9 @@
 BADLAYOUT=$BUILD/tests/mpe-secondary-badlayout
 LC2="2@$((2 % NCPU))"
 
+# cond 'SHELL CONDITION': several tests joined by && as one command for check
+cond() { eval "$1"; }
+
 # run_refused NAME LOG BINARY ARGS...: runs a binary that must refuse, at most 10 s
 run_refused() {
 	local name=$1 log=$2 rc=0 t0 ms
@@ -16,7 +19,7 @@ run_refused() {
 	timeout -k 2 10 "$@" > "$log" 2>&1 || rc=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	check "$name: refuses with a non-zero status within 5 s (status $rc, $ms ms)" \
-		[ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$rc" != 137 ] && [ "$ms" -lt 5000 ]
+		cond '[ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$rc" != 137 ] && [ "$ms" -lt 5000 ]'
 }
 
 for bin in "$SECONDARY" "$BADLAYOUT"; do

@@ -40,6 +40,7 @@ prefix_pids() {
 # A test may define test_cleanup (namespaces, links, helpers it started): it runs first.
 cleanup() {
 	local rc=$? pids
+	set +e
 	declare -F test_cleanup > /dev/null && test_cleanup
 	pids=$(prefix_pids)
 	[ -n "$PRIMARY_PID" ] && pids="$pids $PRIMARY_PID"

@@ -1,0 +1,141 @@
+/* Recovery of a dead worker's shared state, run by the primary after the worker is gone:
+ * the half-done side of its rings is rolled back, the mbufs it held (its hand, see
+ * enum mpe_hand_phase) go back to the pool and are counted, and its lcore's mempool cache is
+ * flushed. Nothing else touches these: the dead worker was their only user on that side
+ * (single-producer/single-consumer rings, one lcore id per worker).
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "log.h"
+#include "names.h"
+#include "primary.h"
+
+/* The worker's input and output rings (none in the rss shape). */
+static int
+worker_rings(const struct mpe_conf *conf, unsigned int id, struct rte_ring **in,
+	     struct rte_ring **out)
+{
+	char name[RTE_RING_NAMESIZE];
+	int from, to;
+
+	if (conf->shape == MPE_SHAPE_RSS)
+		return -ENOTSUP;
+	from = conf->shape == MPE_SHAPE_PIPELINE && id > 0 ? (int)id - 1 : MPE_END_IO;
+	to = conf->shape == MPE_SHAPE_PIPELINE && id + 1 < conf->nb_workers ? (int)id + 1 :
+									     MPE_END_IO;
+	mpe_names_ring(name, sizeof(name), from, (int)id);
+	*in = rte_ring_lookup(name);
+	mpe_names_ring(name, sizeof(name), (int)id, to);
+	*out = rte_ring_lookup(name);
+	return *in != NULL && *out != NULL ? 0 : -ENOENT;
+}
+
+/* A consumer that died between moving head and tail: its dequeue never happened. */
+static void
+rollback_cons(struct rte_ring *r)
+{
+	if (r->cons.head != r->cons.tail)
+		r->cons.head = r->cons.tail;
+}
+
+static void
+rollback_prod(struct rte_ring *r)
+{
+	if (r->prod.head != r->prod.tail)
+		r->prod.head = r->prod.tail;
+}
+
+static void
+free_range(struct rte_mbuf **pkts, uint32_t from, uint32_t to)
+{
+	if (to > from)
+		rte_pktmbuf_free_bulk(pkts + from, to - from);
+}
+
+int
+mpe_recover_worker(struct mpe_primary *p, unsigned int id)
+{
+	struct mpe_worker_slot *slot = &p->shm->workers[id];
+	struct mpe_worker_hand *h = &slot->hand;
+	struct rte_ring *in, *out;
+	uint32_t lost = 0, taken, sent;
+	int rc;
+
+	rc = worker_rings(&p->shm->conf, id, &in, &out);
+	if (rc < 0) {
+		MPE_LOG(WARNING, engine, "worker %u: shape %s keeps no ring state to recover", id,
+			mpe_config_shape_name(p->shm->conf.shape));
+		h->phase = MPE_HAND_IDLE;
+		return rc;
+	}
+	switch (h->phase) {
+	case MPE_HAND_DEQ:
+		rollback_cons(in);
+		taken = in->cons.tail - h->cons_mark;
+		if (taken > MPE_MAX_BURST) {
+			MPE_LOG(ERR, engine, "worker %u: hand inconsistent (%u taken): its mbufs "
+				"are left alone", id, taken);
+			break;
+		}
+		free_range(h->pkts, 0, taken);
+		lost = taken;
+		break;
+	case MPE_HAND_PROC:
+		free_range(h->pkts, 0, RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST));
+		lost = h->n;
+		break;
+	case MPE_HAND_ENQ:
+		rollback_prod(out);
+		sent = out->prod.tail - h->prod_mark;
+		if (sent > h->kept || h->n > MPE_MAX_BURST) {
+			MPE_LOG(ERR, engine, "worker %u: hand inconsistent (%u of %u sent): its "
+				"mbufs are left alone", id, sent, h->kept);
+			break;
+		}
+		free_range(h->work, sent, h->n);
+		lost = h->n - sent;
+		break;
+	case MPE_HAND_FREE:
+		MPE_LOG(WARNING, engine, "worker %u: died while freeing dropped packets: up to "
+			"%u mbufs may be lost to the pool", id, h->n);
+		break;
+	default:
+		break;
+	}
+	h->phase = MPE_HAND_IDLE;
+	h->n = 0;
+	if (p->pool->cache_size != 0) {
+		struct rte_mempool_cache *c =
+			rte_mempool_default_cache(p->pool, p->shm->conf.workers[id].lcore);
+
+		if (c != NULL)
+			rte_mempool_cache_flush(c, p->pool);
+	}
+	slot->ctl.lost += lost;
+	p->shm->sup.drops[MPE_DROP_WORKER_DIED] += lost;
+	return (int)lost;
+}
+
+/* A worker down for good: its input ring has no consumer any more; the primary takes the
+ * packets out and counts them, and the producers stop sending (ctl.dead). */
+unsigned int
+mpe_recover_drain_input(struct mpe_primary *p, unsigned int id)
+{
+	struct rte_ring *in, *out;
+	struct rte_mbuf *pkts[64];
+	unsigned int n, total = 0;
+
+	if (worker_rings(&p->shm->conf, id, &in, &out) < 0)
+		return 0;
+	while ((n = rte_ring_sc_dequeue_burst(in, (void **)pkts, RTE_DIM(pkts), NULL)) > 0) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		total += n;
+	}
+	p->shm->sup.drops[MPE_DROP_WORKER_DOWN] += total;
+	return total;
+}
