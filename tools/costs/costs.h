@@ -59,7 +59,7 @@ struct summary {
 	double mean;
 };
 
-#define ROW_KEY_LEN 48
+#define ROW_KEY_LEN  48
 #define ROW_WHAT_LEN 96
 #define ROW_NOTE_LEN 224
 
@@ -83,9 +83,10 @@ struct host {
 	char kernel[192];
 	char machine[32];
 	char model[128];
-	char thp[64];      /* the selected word of transparent_hugepage/enabled, or "absent" */
-	bool thp_usable;   /* "always" or "madvise" */
+	char thp[64];    /* the selected word of transparent_hugepage/enabled, or "absent" */
+	bool thp_usable; /* "always" or "madvise" */
 	double load1_start;
+	double load1_end;
 	double busy_before_pct; /* all CPUs, sampled just before the first experiment */
 };
 
@@ -94,15 +95,15 @@ struct limits {
 	uint64_t pid_max;
 	uint64_t threads_max;
 	uint64_t max_map_count;
-	uint64_t nproc;        /* RLIMIT_NPROC soft, 0 = unlimited */
-	bool nproc_enforced;   /* not for root (CAP_SYS_RESOURCE/ADMIN) */
-	uint64_t stack;        /* RLIMIT_STACK soft, bytes, 0 = unlimited */
-	uint64_t as;           /* RLIMIT_AS soft, bytes, 0 = unlimited */
-	uint64_t tasks_now;    /* scheduling entities on the host (/proc/loadavg) */
-	uint64_t maps_now;     /* mappings of this process */
+	uint64_t nproc;      /* RLIMIT_NPROC soft, 0 = unlimited */
+	bool nproc_enforced; /* not for root (CAP_SYS_RESOURCE/ADMIN) */
+	uint64_t stack;      /* RLIMIT_STACK soft, bytes, 0 = unlimited */
+	uint64_t as;         /* RLIMIT_AS soft, bytes, 0 = unlimited */
+	uint64_t tasks_now;  /* scheduling entities on the host (/proc/loadavg) */
+	uint64_t maps_now;   /* mappings of this process */
 	uint64_t mem_total_kib;
 	uint64_t mem_avail_kib;
-	uint64_t overcommit;   /* vm.overcommit_memory */
+	uint64_t overcommit; /* vm.overcommit_memory */
 	uint64_t commit_free_kib;
 };
 
@@ -110,6 +111,7 @@ struct limits {
 struct cpustat {
 	uint64_t busy;
 	uint64_t total;
+	uint64_t irq; /* irq + softirq */
 };
 
 /* Busy share while one mode ran: whole host, this tool (with reaped children), the rest. */
@@ -143,6 +145,7 @@ int host_read(struct host *h);
 int limits_read(struct limits *l);
 int cpustat_read(int cpu, struct cpustat *st);
 double cpustat_busy_pct(const struct cpustat *a, const struct cpustat *b);
+double self_cpu_s(void);
 int status_kib(const char *key, uint64_t *kib);
 int meminfo_kib(const char *key, uint64_t *kib);
 int smaps_rollup_kib(const char *key, uint64_t *kib);

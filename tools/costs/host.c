@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,8 +119,9 @@ cpustat_read(int cpu, struct cpustat *st)
 		if (strncmp(line, want, strlen(want)) != 0)
 			continue;
 		/* user nice system idle iowait irq softirq steal guest guest_nice */
-		k = sscanf(line + strlen(want), "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-			   " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+		k = sscanf(line + strlen(want),
+			   "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+			   " %" SCNu64 " %" SCNu64,
 			   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]);
 		if (k < 4) {
 			rc = -EINVAL;
@@ -127,6 +129,7 @@ cpustat_read(int cpu, struct cpustat *st)
 		}
 		st->total = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6] + f[7];
 		st->busy = st->total - f[3] - f[4];
+		st->irq = f[5] + f[6];
 		rc = 0;
 		break;
 	}
@@ -144,7 +147,8 @@ cpustat_busy_pct(const struct cpustat *a, const struct cpustat *b)
 	return 100.0 * (double)(b->busy - a->busy) / (double)dt;
 }
 
-static double
+/* CPU seconds of this process and of the children it reaped. */
+double
 self_cpu_s(void)
 {
 	struct rusage s, c;
@@ -152,8 +156,8 @@ self_cpu_s(void)
 	getrusage(RUSAGE_SELF, &s);
 	getrusage(RUSAGE_CHILDREN, &c);
 	return s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec + c.ru_stime.tv_sec +
-	       (s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec +
-		c.ru_stime.tv_usec) / 1e6;
+	       (s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec + c.ru_stime.tv_usec) /
+		       1e6;
 }
 
 void
@@ -181,15 +185,10 @@ busy_end(struct busy *b)
 	b->wall_s = wall;
 	if (cap <= 0)
 		return;
-	b->total_pct = 100.0 * total / cap;
-	b->self_pct = 100.0 * self / cap;
-	b->others_pct = b->total_pct - b->self_pct;
-	if (b->total_pct > 100)
-		b->total_pct = 100;
-	if (b->self_pct > 100)
-		b->self_pct = 100;
-	if (b->others_pct < 0)
-		b->others_pct = 0; /* jiffy granularity against rusage precision */
+	/* jiffies against rusage's finer clock: clamp what granularity pushes out of range */
+	b->total_pct = fmin(100.0, 100.0 * total / cap);
+	b->self_pct = fmin(b->total_pct, 100.0 * self / cap);
+	b->others_pct = fmax(0.0, b->total_pct - b->self_pct);
 }
 
 int
@@ -278,8 +277,8 @@ limits_read(struct limits *l)
 	if (meminfo_kib("CommitLimit", &lim) == 0 && meminfo_kib("Committed_AS", &committed) == 0)
 		l->commit_free_kib = lim > committed ? lim - committed : 0;
 	if (l->pid_max == 0 || l->threads_max == 0 || l->max_map_count == 0) {
-		fprintf(stderr, "%s: cannot read pid_max, threads-max or max_map_count from /proc\n",
-			PROG);
+		fprintf(stderr,
+			"%s: cannot read pid_max, threads-max or max_map_count from /proc\n", PROG);
 		return -EIO;
 	}
 	return 0;
@@ -365,7 +364,8 @@ check_virtual(const char *mode, uint64_t bytes, const char *what)
 	if (limits_read(&l) < 0)
 		return -EIO;
 	if (l.as && bytes > l.as / ROOM_DIVISOR) {
-		fprintf(stderr, "%s: %s: %s reserve %llu MiB of address space; RLIMIT_AS is %llu MiB\n",
+		fprintf(stderr,
+			"%s: %s: %s reserve %llu MiB of address space; RLIMIT_AS is %llu MiB\n",
 			PROG, mode, what, (unsigned long long)(bytes / MIB),
 			(unsigned long long)(l.as / MIB));
 		return -ERANGE;

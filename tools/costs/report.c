@@ -11,8 +11,8 @@
 
 #include "costs.h"
 
-#define MAX_ROWS 160
-#define MAX_MODES 8
+#define MAX_ROWS        160
+#define MAX_MODES       8
 #define MAX_MODE_PARAMS P_NPARAMS
 
 struct mode_rec {
@@ -237,6 +237,22 @@ print_seed_legend(const char *mode)
 		printf("  seed %.3s = ../shared/seeds/%s\n", files[j], files[j]);
 }
 
+/* printf's %-*s counts bytes; labels hold UTF-8 (µ, ÷), so pad by code points. */
+static void
+put_padded(const char *s, int width)
+{
+	const unsigned char *p;
+	int n = 0;
+
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		n += (*p & 0xc0) != 0x80;
+	fputs(s, stdout);
+	for (; n < width; n++)
+		putchar(' ');
+}
+
+#define WHAT_WIDTH 50
+
 static void
 print_row_human(const struct row *r, bool with_mode)
 {
@@ -247,22 +263,32 @@ print_row_human(const struct row *r, bool with_mode)
 		printf("  %-8s ", r->mode);
 	else
 		printf("  ");
-	if (!r->measured) {
-		printf("%-46s %10s %10s %10s %10s  %-7s %s\n", r->what, "n/a", "", "", "",
-		       unit_human(r->unit), seed);
-	} else if (r->s.n == 1) {
-		printf("%-46s %10s %10s %10s %10s  %-7s %s\n", r->what,
-		       num(a, sizeof(a), r->s.median), "", "", "", unit_human(r->unit), seed);
-	} else {
-		printf("%-46s %10s %10s %10s %10s  %-7s %s\n", r->what,
-		       num(a, sizeof(a), r->s.median), num(b, sizeof(b), r->s.p99),
-		       num(c, sizeof(c), r->s.min), num(d, sizeof(d), r->s.max),
-		       unit_human(r->unit), seed);
-	}
+	put_padded(r->what, WHAT_WIDTH);
+	if (!r->measured)
+		printf(" %10s %10s %10s %10s  ", "n/a", "", "", "");
+	else if (r->s.n == 1)
+		printf(" %10s %10s %10s %10s  ", num(a, sizeof(a), r->s.median), "", "", "");
+	else
+		printf(" %10s %10s %10s %10s  ", num(a, sizeof(a), r->s.median),
+		       num(b, sizeof(b), r->s.p99), num(c, sizeof(c), r->s.min),
+		       num(d, sizeof(d), r->s.max));
+	put_padded(unit_human(r->unit), 8);
+	printf("%s\n", seed);
 	if (r->note[0] != '\0')
-		printf("  %s   note: %s\n", with_mode ? "         " : "", r->note);
+		printf("  %s    note: %s\n", with_mode ? "         " : "", r->note);
 	if (r->seed != NULL && r->seed->context != NULL && !with_mode)
-		printf("      (%s: %s)\n", r->seed->tag, r->seed->context);
+		printf("    (%s: %s)\n", r->seed->tag, r->seed->context);
+}
+
+static void
+print_header(bool with_mode)
+{
+	printf("  ");
+	if (with_mode)
+		printf("%-8s ", "mode");
+	put_padded("what", WHAT_WIDTH);
+	printf(" %10s %10s %10s %10s  %-8s%s\n", "median", "p99", "min", "max", "unit",
+	       "seed figure");
 }
 
 void
@@ -280,10 +306,10 @@ report_human_mode(const char *mode)
 	printf("  parameters:");
 	for (i = 0; i < m->np; i++)
 		printf(" %s=%llu", m->pnames[i], (unsigned long long)m->pvals[i]);
-	printf("\n  CPUs busy during the mode: %.0f%% (this tool %.0f%%, others %.0f%%) over %.1f s\n",
+	printf("\n  CPUs busy during the mode: %.0f%% (this tool %.0f%%, others %.0f%%) over %.1f "
+	       "s\n",
 	       m->busy.total_pct, m->busy.self_pct, m->busy.others_pct, m->busy.wall_s);
-	printf("  %-46s %10s %10s %10s %10s  %-7s %s\n", "what", "median", "p99", "min", "max",
-	       "unit", "seed figure");
+	print_header(false);
 	for (i = 0; i < nrows; i++)
 		if (strcmp(rows[i].mode, mode) == 0)
 			print_row_human(&rows[i], false);
@@ -296,9 +322,9 @@ report_human_summary(void)
 {
 	unsigned int i;
 
-	printf("\n== all: the seeds' figures next to this host's (median; n/a = not measured) ==\n");
-	printf("  %-8s %-46s %10s %10s %10s %10s  %-7s %s\n", "mode", "what", "median", "p99",
-	       "min", "max", "unit", "seed figure");
+	printf("\n== all: the seeds' figures next to this host's (median; n/a = not measured) "
+	       "==\n");
+	print_header(true);
 	for (i = 0; i < nrows; i++)
 		if (rows[i].headline)
 			print_row_human(&rows[i], true);
@@ -313,15 +339,17 @@ report_human_host(const struct host *h, const struct limits *l)
 	       h->cpus_online, h->cpus_allowed, h->model, h->kernel, h->machine);
 	printf("%s: busy before start: load average %.2f, CPUs %.0f%% busy; THP: %s\n", PROG,
 	       h->load1_start, h->busy_before_pct, h->thp);
-	printf("%s: limits: pid_max %llu, threads-max %llu, max_map_count %llu, "
-	       "RLIMIT_NPROC %s%s, stack %llu KiB, tasks now %llu, MemAvailable %llu MiB\n",
-	       PROG, (unsigned long long)l->pid_max, (unsigned long long)l->threads_max,
-	       (unsigned long long)l->max_map_count,
-	       l->nproc ? "" : "unlimited", l->nproc_enforced ? "" : " (not enforced for root)",
+	printf("%s: limits: pid_max %llu, threads-max %llu, max_map_count %llu, ulimit -u ", PROG,
+	       (unsigned long long)l->pid_max, (unsigned long long)l->threads_max,
+	       (unsigned long long)l->max_map_count);
+	if (l->nproc)
+		printf("%llu", (unsigned long long)l->nproc);
+	else
+		printf("unlimited");
+	printf("%s, ulimit -s %llu KiB, %llu tasks now, MemAvailable %llu MiB\n",
+	       l->nproc_enforced ? "" : " (not enforced for root)",
 	       (unsigned long long)(l->stack / KIB), (unsigned long long)l->tasks_now,
 	       (unsigned long long)(l->mem_avail_kib / 1024));
-	if (l->nproc)
-		printf("%s: RLIMIT_NPROC = %llu\n", PROG, (unsigned long long)l->nproc);
 	fflush(stdout);
 }
 
@@ -434,6 +462,7 @@ report_json(const struct host *h, const struct limits *l, bool quick, bool inter
 	json_kv_str("machine", h->machine, true);
 	json_kv_str("thp", h->thp, true);
 	json_kv_num("load1_start", h->load1_start, true);
+	json_kv_num("load1_end", h->load1_end, true);
 	json_kv_num("busy_before_pct", h->busy_before_pct, false);
 	printf("},\"limits\":{");
 	json_kv_u64("pid_max", l->pid_max, true);
@@ -454,8 +483,11 @@ report_json(const struct host *h, const struct limits *l, bool quick, bool inter
 		json_str(m->name);
 		printf(":{");
 		json_kv_str("title", m->title, true);
-		json_kv_str("status", m->status == 0 ? "ok" :
-				     m->status == -EINTR ? "interrupted" : "failed", true);
+		json_kv_str("status",
+			    m->status == 0        ? "ok"
+			    : m->status == -EINTR ? "interrupted"
+						  : "failed",
+			    true);
 		printf("\"params\":{");
 		for (j = 0; j < m->np; j++)
 			json_kv_u64(m->pnames[j], m->pvals[j], j + 1 < m->np);

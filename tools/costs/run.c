@@ -19,7 +19,7 @@
 
 #include "costs.h"
 
-#define MAX_RUNNERS 64
+#define MAX_RUNNERS   64
 #define POLL_SLICE_MS 50
 #define REAP_GRACE_MS 3000
 
@@ -177,6 +177,7 @@ runner_start(runner_fn fn, void *arg, int *rfd)
 		fprintf(stderr, "%s: pipe: %s\n", PROG, strerror(errno));
 		return -1;
 	}
+	fflush(NULL); /* the child must not inherit unwritten output */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	pid = fork();
@@ -265,15 +266,14 @@ runner_finish(pid_t pid, int rfd, void *buf, size_t len, unsigned int timeout_ms
 		return rc;
 	}
 	close(rfd);
+	/* the result is in; the group may still hold stragglers the runner forked (the group
+	 * outlives them while the runner is unreaped, so the id cannot have been reused) */
+	kill(-pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
-			st = -1;
+		if (errno != EINTR)
 			break;
-		}
 	}
 	untrack(pid);
-	/* the runner's group may still hold stragglers it forked */
-	kill(-pid, SIGKILL);
 	return 0;
 }
 
