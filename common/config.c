@@ -76,6 +76,10 @@ static const struct key_def keys[] = {
 	    "delay before a respawn, doubled for each respawn in the window"),
 	ENG("stall_timeout_ms", T_UINT, 0, 600000, MPE_DEF_STALL_TIMEOUT_MS, stall_timeout_ms,
 	    "kill a worker whose heartbeat stopped this long (0: never)"),
+	ENG("stats_period_ms", T_UINT, 0, 3600000, 0, stats_period_ms,
+	    "print a line of counters this often (0: never)"),
+	ENG("burn_cycles", T_UINT, 0, 10000000, 1000, burn_cycles,
+	    "TSC cycles the burn stage spends on each packet"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
 	PRT("peer", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, peer, 0,
 	    "port that transmits what this port receives"),
@@ -678,11 +682,12 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		"mbuf_cache = %u\nmbuf_data = %u\nrx_desc = %u\ntx_desc = %u\nio_lcore = %u\n"
 		"backpressure = %s\nready_timeout_ms = %u\ndrain_timeout_ms = %u\nrestart = %s\n"
 		"restart_max = %u\nrestart_window_ms = %u\nrestart_backoff_ms = %u\n"
-		"stall_timeout_ms = %u\n",
+		"stall_timeout_ms = %u\nstats_period_ms = %u\nburn_cycles = %u\n",
 		mpe_config_shape_name(c->shape), c->burst, c->ring_size, c->mbufs, c->mbuf_cache,
 		c->mbuf_data, c->rx_desc, c->tx_desc, c->io_lcore, c->backpressure ? "on" : "off",
 		c->ready_timeout_ms, c->drain_timeout_ms, c->restart ? "on" : "off", c->restart_max,
-		c->restart_window_ms, c->restart_backoff_ms, c->stall_timeout_ms);
+		c->restart_window_ms, c->restart_backoff_ms, c->stall_timeout_ms,
+		c->stats_period_ms, c->burn_cycles);
 	for (i = 0; i < c->nb_ports; i++) {
 		const struct mpe_port_conf *pc = &c->ports[i];
 

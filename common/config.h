@@ -80,6 +80,8 @@ struct mpe_conf {
 	uint32_t restart_window_ms;
 	uint32_t restart_backoff_ms; /* first delay; doubles with each respawn in the window */
 	uint32_t stall_timeout_ms;  /* a worker without heartbeat this long is killed; 0: never */
+	uint32_t stats_period_ms;   /* a stats line this often; 0: never */
+	uint32_t burn_cycles;	    /* TSC cycles the burn stage spends on each packet */
 	uint16_t nb_ports;
 	uint16_t nb_workers;
 	struct mpe_port_conf ports[MPE_MAX_PORTS];

@@ -61,6 +61,8 @@ enum mpe_hand_phase {
 	MPE_HAND_ENQ,	   /* work[] holds all n, survivors first; prod_mark = output
 			    * prod.tail before the enqueue of work[0..kept) */
 	MPE_HAND_FREE,	   /* freeing what was not sent: at most these may leak, never twice */
+	MPE_HAND_DEV,	   /* rss: inside a device rx/tx call; work[done..n) in doubt */
+	MPE_HAND_TX,	   /* rss: between tx calls; work[0..done) have left, the rest held */
 };
 
 struct rte_mbuf;
@@ -72,6 +74,7 @@ struct mpe_worker_hand {
 	uint32_t kept;
 	uint32_t cons_mark;
 	uint32_t prod_mark;
+	uint32_t done; /* rss: entries of work[] sent or freed so far */
 	struct rte_mbuf *pkts[MPE_MAX_BURST] __rte_cache_aligned;
 	struct rte_mbuf *work[MPE_MAX_BURST] __rte_cache_aligned;
 } __rte_cache_aligned;

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ether.h>
+#include <rte_pause.h>
 #include <rte_mbuf.h>
 
 #include "pkt.h"
@@ -53,6 +55,19 @@ fwd_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/* Spends a fixed number of cycles on every packet, for measurements and tests that need a
+ * worker with real work in its hands (heavier processing, or a crash in mid-burst). */
+static uint16_t
+burn_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint64_t until = rte_rdtsc() + (uint64_t)ctx->conf->burn_cycles * n;
+
+	(void)pkts;
+	while (rte_rdtsc() < until)
+		rte_pause();
+	return n;
+}
+
 static const struct mpe_stage_ops stages[] = {
 	{
 		.name = "fwd",
@@ -63,6 +78,11 @@ static const struct mpe_stage_ops stages[] = {
 		.name = "flowhash",
 		.help = "compute the symmetric flow hash of each packet",
 		.burst = flowhash_burst,
+	},
+	{
+		.name = "burn",
+		.help = "spend burn_cycles TSC cycles on each packet (emulates heavier work)",
+		.burst = burn_burst,
 	},
 };
 

@@ -70,11 +70,38 @@ print_counters(FILE *out, const char *what, const struct mpe_counters *c, uint64
 	(void)tsc_hz;
 }
 
+static const char *const state_names[] = {"none",   "starting", "ready",     "running",
+					  "exited", "failed",   "restarting"};
+
+const char *
+mpe_stats_state_name(uint32_t state)
+{
+	return state < RTE_DIM(state_names) ? state_names[state] : "?";
+}
+
+void
+mpe_stats_line(const struct mpe_shared *shm, char *buf, size_t size)
+{
+	const struct mpe_conf *conf = &shm->conf;
+	struct mpe_totals t;
+	size_t off;
+	unsigned int i;
+
+	mpe_stats_totals(shm, &t);
+	off = (size_t)snprintf(buf, size, "in %" PRIu64 " out %" PRIu64 " dropped %" PRIu64,
+			       t.in, t.out, t.dropped);
+	for (i = 0; i < conf->nb_workers && off < size; i++) {
+		const struct mpe_worker_slot *slot = &shm->workers[i];
+
+		off += (size_t)snprintf(buf + off, size - off, " | w%u %s rx %" PRIu64 " tx %" PRIu64,
+					i, mpe_stats_state_name(slot->status.state), slot->cnt.rx,
+					slot->cnt.tx);
+	}
+}
+
 void
 mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 {
-	static const char *const state_names[] = {"none",   "starting", "ready",     "running",
-						  "exited", "failed",   "restarting"};
 	const struct mpe_conf *conf = &shm->conf;
 	struct mpe_totals t;
 	unsigned int i, s;
@@ -99,7 +126,7 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 		uint32_t st = slot->status.state;
 
 		snprintf(what, sizeof(what), "worker %u (lcore %u, %s)", i, conf->workers[i].lcore,
-			 st < RTE_DIM(state_names) ? state_names[st] : "?");
+			 mpe_stats_state_name(st));
 		print_counters(out, what, &slot->cnt, shm->tsc_hz);
 		if (slot->ctl.restarts > 0 || slot->ctl.dead)
 			fprintf(out, "    restarts %u%s, lost in its hands %" PRIu64 ", last recovery "

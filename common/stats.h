@@ -17,5 +17,8 @@ struct mpe_totals {
 void mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t);
 const char *mpe_stats_drop_name(unsigned int reason);
 void mpe_stats_summary(const struct mpe_shared *shm, FILE *out);
+const char *mpe_stats_state_name(uint32_t state);
+/* One line: "in N out N dropped N | w0 running rx N tx N | w1 ...", into @buf. */
+void mpe_stats_line(const struct mpe_shared *shm, char *buf, size_t size);
 
 #endif

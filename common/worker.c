@@ -3,9 +3,11 @@
  * hot path are the stop flag and, once per 100 ms, the primary's heartbeat.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -19,6 +21,7 @@
 
 #define PRIMARY_CHECK_PER_S 10
 #define PRIMARY_STALE_CHECKS 3 /* heartbeats missed before asking the kernel */
+#define PRIMARY_GONE UINT8_MAX /* primary_gone: the kernel says it no longer runs */
 
 void
 mpe_worker_port_tables(const struct mpe_shared *shm, struct mpe_stage_ctx *ctx)
@@ -143,6 +146,30 @@ should_stop(const struct mpe_worker *w)
 	       mpe_worker_stop_requested;
 }
 
+/* A process that exited but was not yet reaped by its parent (a zombie) still answers
+ * kill(pid, 0): look at its state too. */
+static int
+process_gone(pid_t pid)
+{
+	char path[64], buf[256], *state;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return errno == ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	state = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold spaces and parentheses */
+	return state != NULL && (state[2] == 'Z' || state[2] == 'X');
+}
+
 /* Off the fast path: once per 100 ms look at the primary's heartbeat; after three unchanged
  * looks ask the kernel whether it still exists. */
 static __rte_noinline void
@@ -151,6 +178,8 @@ check_primary(struct mpe_worker *w, uint64_t now)
 	uint64_t beat = w->shm->primary_heartbeat;
 
 	w->primary_check_tsc = now + w->shm->tsc_hz / PRIMARY_CHECK_PER_S;
+	if (w->primary_gone == PRIMARY_GONE)
+		return;
 	if (beat != w->primary_beat_seen) {
 		w->primary_beat_seen = beat;
 		w->primary_gone = 0;
@@ -158,8 +187,8 @@ check_primary(struct mpe_worker *w, uint64_t now)
 	}
 	if (++w->primary_gone < PRIMARY_STALE_CHECKS)
 		return;
-	if (kill(w->shm->primary_pid, 0) < 0 && errno == ESRCH)
-		w->primary_gone = UINT8_MAX;
+	if (process_gone(w->shm->primary_pid))
+		w->primary_gone = PRIMARY_GONE;
 }
 
 static inline void
@@ -198,7 +227,14 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 static inline int
 keep_waiting(struct mpe_worker *w)
 {
+	uint64_t now = rte_rdtsc();
+
 	w->slot->status.heartbeat++;
+	if (unlikely(now >= w->primary_check_tsc)) {
+		check_primary(w, now);
+		if (w->primary_gone == PRIMARY_GONE)
+			return 0;
+	}
 	return w->backpressure && !should_stop(w) && !(w->next_down != NULL && *w->next_down);
 }
 
@@ -252,72 +288,105 @@ burst_rings(struct mpe_worker *w)
 	return n;
 }
 
-/* rss: transmit runs of packets that go to the same port on this worker's queue. */
+/* rss: transmit runs of packets that go to the same port on this worker's queue. The hand's
+ * `done` says how many entries of @pkts have left (sent, or counted and freed). */
 static inline void
 send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct mpe_conf *conf = &w->shm->conf;
+	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = &w->slot->cnt;
 	int off = w->shm->meta_offset;
 	uint16_t i = 0;
 
 	while (i < n) {
 		uint16_t out = mpe_meta(pkts[i], off)->out_port;
-		uint16_t j = i + 1, sent;
+		uint16_t j = i + 1, sent = 0, k;
 
 		while (j < n && mpe_meta(pkts[j], off)->out_port == out)
 			j++;
 		if (unlikely(out >= conf->nb_ports)) {
+			h->done = j;
 			free_bulk(pkts + i, j - i, cnt, MPE_DROP_NO_ROUTE);
 			i = j;
 			continue;
 		}
-		sent = rte_eth_tx_burst(conf->ports[out].port_id, w->queue, pkts + i, j - i);
-		while (unlikely(sent < j - i) && keep_waiting(w)) {
-			rte_pause();
-			sent += rte_eth_tx_burst(conf->ports[out].port_id, w->queue,
-						 pkts + i + sent, j - i - sent);
+		for (;;) {
+			h->phase = MPE_HAND_DEV;
+			rte_compiler_barrier();
+			k = rte_eth_tx_burst(conf->ports[out].port_id, w->queue, pkts + i + sent,
+					     j - i - sent);
+			cnt->tx += k;
+			h->done = i + sent + k;
+			rte_compiler_barrier();
+			h->phase = MPE_HAND_TX;
+			sent += k;
+			if (sent == j - i)
+				break;
+			/* a full queue: retry while it takes packets, or wait (backpressure) */
+			if (k == 0) {
+				if (!keep_waiting(w))
+					break;
+				rte_pause();
+			}
 		}
-		cnt->tx += sent;
+		h->done = j;
+		rte_compiler_barrier();
 		free_bulk(pkts + i + sent, j - i - sent, cnt, MPE_DROP_TX_FULL);
 		i = j;
 	}
 }
 
 /* rss shape: one burst from this worker's queue of the next port that has packets. A worker
- * that dies here leaves a device queue half used: this shape is not recovered. */
+ * that dies inside a device call leaves the fate of its burst unknown (the summary shows it as
+ * unaccounted); anywhere else the primary reclaims what it held. */
 static inline uint16_t
 burst_ports(struct mpe_worker *w, unsigned int *next)
 {
 	const struct mpe_conf *conf = &w->shm->conf;
+	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = &w->slot->cnt;
-	struct rte_mbuf **pkts = w->slot->hand.work;
 	uint16_t n = 0, kept, i;
 	uint32_t bytes = 0;
 	unsigned int k;
 
 	if (w->shm->run_state != MPE_RUN_ACTIVE)
 		return 0;
+	h->phase = MPE_HAND_DEV;
+	h->n = 0;
+	h->done = 0;
+	rte_compiler_barrier();
 	for (k = 0; k < w->nb_rx_ports && n == 0; k++) {
 		uint16_t p = w->rx_ports[(*next + k) % w->nb_rx_ports];
 
-		n = rte_eth_rx_burst(conf->ports[p].port_id, w->queue, pkts, w->burst);
+		n = rte_eth_rx_burst(conf->ports[p].port_id, w->queue, h->pkts, w->burst);
 		if (n > 0) {
 			*next = (*next + k + 1) % w->nb_rx_ports;
-			mpe_meta_init_burst(pkts, n, w->shm->meta_offset, p);
+			mpe_meta_init_burst(h->pkts, n, w->shm->meta_offset, p);
 		}
 	}
 	if (n == 0)
 		return 0;
 	for (i = 0; i < n; i++)
-		bytes += rte_pktmbuf_pkt_len(pkts[i]);
+		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
 	cnt->rx += n;
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
-	kept = run_stages(w, pkts, n);
-	send_ports(w, pkts, kept);
+	h->n = n;
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_PROC;
+	rte_compiler_barrier();
+	memcpy(h->work, h->pkts, n * sizeof(h->work[0]));
+	kept = run_stages(w, h->work, n);
+	h->kept = kept;
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_TX;
+	send_ports(w, h->work, kept);
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_FREE;
+	rte_compiler_barrier();
 	if (n > kept)
-		rte_pktmbuf_free_bulk(pkts + kept, n - kept);
+		rte_pktmbuf_free_bulk(h->work + kept, n - kept);
 	return n;
 }
 
@@ -340,11 +409,11 @@ worker_loop(struct mpe_worker *w, const int rss)
 
 		slot->status.heartbeat++;
 		cnt->polls++;
-		if (unlikely(now >= w->primary_check_tsc)) {
+		if (unlikely(now >= w->primary_check_tsc))
 			check_primary(w, now);
-			if (w->primary_gone == UINT8_MAX)
-				break;
-		}
+		/* also set by a wait for room inside the burst */
+		if (unlikely(w->primary_gone == PRIMARY_GONE))
+			break;
 		n = rss ? burst_ports(w, &next_port) : burst_rings(w);
 		if (n > 0)
 			cnt->cycles += rte_rdtsc() - now;
@@ -381,7 +450,7 @@ mpe_worker_main(void *arg)
 		loop_ports(w);
 	else
 		loop_rings(w);
-	if (w->primary_gone == UINT8_MAX) {
+	if (w->primary_gone == PRIMARY_GONE) {
 		MPE_LOG(ERR, worker, "worker %u: primary (pid %d) is gone: exiting", w->id,
 			w->shm->primary_pid);
 		return -ESRCH;

@@ -97,20 +97,21 @@ mpe_launch_check(struct mpe_primary *p)
 	return 0;
 }
 
+/* "--lcores=2@1" for one CPU, "--lcores=2@(0,1)" for a set. */
 static void
 lcores_arg(char *buf, size_t size, unsigned int lcore, const cpu_set_t *set)
 {
+	int c, first = 1, one = CPU_COUNT(set) == 1;
 	size_t off;
-	int c, first = 1;
 
-	off = (size_t)snprintf(buf, size, "--lcores=%u@(", lcore);
+	off = (size_t)snprintf(buf, size, "--lcores=%u@%s", lcore, one ? "" : "(");
 	for (c = 0; c < CPU_SETSIZE && off < size; c++) {
 		if (!CPU_ISSET(c, set))
 			continue;
 		off += (size_t)snprintf(buf + off, size - off, "%s%d", first ? "" : ",", c);
 		first = 0;
 	}
-	if (off < size)
+	if (!one && off < size)
 		snprintf(buf + off, size - off, ")");
 }
 
@@ -141,9 +142,16 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 
 	slot->status.state = MPE_WORKER_STARTING;
 	if (p->no_spawn) {
+		/* a line an operator can paste: arguments with shell characters are quoted */
 		printf("worker %u: start it with:", id);
-		for (i = 0; i < argc; i++)
-			printf(" %s", i == 0 ? "mpe-secondary" : argv[i]);
+		for (i = 0; i < argc; i++) {
+			const char *a = i == 0 ? "mpe-secondary" : argv[i];
+
+			if (strpbrk(a, "()[]{}*?$&;|<> \t'\"\\") != NULL && strchr(a, '\'') == NULL)
+				printf(" '%s'", a);
+			else
+				printf(" %s", a);
+		}
 		printf("\n");
 		fflush(stdout);
 		return 0;
@@ -247,6 +255,10 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 	char *cause = slot->ctl.last_cause, said[sizeof(slot->status.error)];
 	size_t size = sizeof(slot->ctl.last_cause);
 
+	if (clean) {
+		p->pids[id] = 0;
+		return;
+	}
 	rte_strscpy(said, slot->status.error, sizeof(said));
 	if (WIFEXITED(status))
 		snprintf(cause, size, "pid %d exited with status %d%s%s", (int)p->pids[id],
@@ -256,8 +268,6 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 			 WTERMSIG(status), strsignal(WTERMSIG(status)),
 			 WCOREDUMP(status) ? ", core dumped (see kernel.core_pattern)" : "");
 	p->pids[id] = 0;
-	if (clean)
-		return;
 	rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
 	if (p->shm->run_state == MPE_RUN_ACTIVE) {
 		worker_died(p, id);
@@ -374,9 +384,12 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 		for (i = 0; i < conf->nb_workers; i++) {
 			uint32_t st = p->shm->workers[i].status.state;
 
+			/* a hand-started worker counts until its process is gone, not just its
+			 * loop: the EAL must not be torn down under a process still leaving */
 			if (p->pids[i] > 0 ||
-			    (p->no_spawn && (st == MPE_WORKER_READY || st == MPE_WORKER_RUNNING) &&
-			     mpe_launch_alive(p, i)))
+			    (p->no_spawn && st != MPE_WORKER_NONE && st != MPE_WORKER_STARTING &&
+			     p->shm->workers[i].status.pid > 0 &&
+			     kill(p->shm->workers[i].status.pid, 0) == 0))
 				left++;
 		}
 		if (left > 0)
@@ -404,4 +417,8 @@ mpe_launch_kill_all(struct mpe_primary *p)
 	for (i = 0; i < MPE_MAX_WORKERS; i++)
 		if (p->pids[i] > 0)
 			kill(p->pids[i], SIGKILL);
+	/* reap them before the primary is gone: nothing of the engine outlives it */
+	for (i = 0; i < MPE_MAX_WORKERS; i++)
+		if (p->pids[i] > 0)
+			waitpid(p->pids[i], NULL, 0);
 }

@@ -29,6 +29,9 @@ mpe_launch_check(struct mpe_primary *p)
 			"workers as threads");
 		return -EINVAL;
 	}
+	MPE_LOG(NOTICE, engine, "thread build: workers are threads of this process, and one that "
+		"crashes takes the whole engine down (the process build isolates and respawns "
+		"them)");
 	for (i = 0; i < conf->nb_workers; i++) {
 		unsigned int lc = conf->workers[i].lcore;
 

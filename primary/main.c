@@ -336,6 +336,7 @@ static void
 supervise(struct mpe_primary *p)
 {
 	uint64_t hz = rte_get_timer_hz(), last_in = 0, last_change = rte_get_timer_cycles();
+	uint64_t period = hz * p->shm->conf.stats_period_ms / 1000, next_stats = last_change + period;
 
 	while (!mpe_primary_stop) {
 		uint64_t now, in;
@@ -343,9 +344,19 @@ supervise(struct mpe_primary *p)
 		rte_delay_us_sleep(SUPERVISE_PERIOD_US);
 		p->shm->primary_heartbeat++;
 		mpe_launch_tick(p);
+		now = rte_get_timer_cycles();
+		if (period != 0 && now >= next_stats) {
+			char line[1024];
+
+			mpe_stats_line(p->shm, line, sizeof(line));
+			MPE_LOG(INFO, engine, "stats: %.3f s %s",
+				(double)(now - p->shm->start_tsc) / (double)p->shm->tsc_hz, line);
+			next_stats += period;
+			if (next_stats < now)
+				next_stats = now + period;
+		}
 		if (p->idle_exit_ms == 0)
 			continue;
-		now = rte_get_timer_cycles();
 		in = packets_in(p->shm);
 		if (in != last_in) {
 			last_in = in;
@@ -401,10 +412,17 @@ drain(struct mpe_primary *p)
 			stable = 0;
 		last = t.out + t.dropped;
 	}
-	if (stable < 3)
-		MPE_LOG(WARNING, engine, "drain: packets still queued after %u ms "
-			"(drain_timeout_ms); they are counted as shutdown drops",
-			conf->drain_timeout_ms);
+	if (stable < 3) {
+		unsigned int i;
+
+		MPE_LOG(WARNING, engine, "drain: not finished after %u ms (drain_timeout_ms): "
+			"%u packets pending in the I/O lcore; what is left is counted as shutdown "
+			"drops", conf->drain_timeout_ms, p->shm->io.pending);
+		for (i = 0; i < p->nb_rings; i++)
+			if (rte_ring_count(p->rings[i]) != 0)
+				MPE_LOG(WARNING, engine, "drain: ring %s holds %u", p->rings[i]->name,
+					rte_ring_count(p->rings[i]));
+	}
 }
 
 /* Whatever is left in a ring after the workers stopped is freed and counted. */
@@ -509,8 +527,12 @@ teardown(struct mpe_primary *p, int workers_started)
 	if (p->pool != NULL) {
 		unsigned int in_use = rte_mempool_in_use_count(p->pool);
 
+		/* every queue is empty and every port stopped: nothing may hold an mbuf now */
 		if (in_use != 0)
-			MPE_LOG(WARNING, engine, "%u mbufs still in use at exit", in_use);
+			MPE_LOG(WARNING, engine, "mempool: %u mbufs still in use at exit: lost",
+				in_use);
+		else
+			MPE_LOG(INFO, engine, "mempool: every mbuf back in the pool");
 		rte_mempool_free(p->pool);
 		p->pool = NULL;
 	}

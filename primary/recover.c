@@ -57,6 +57,32 @@ free_range(struct rte_mbuf **pkts, uint32_t from, uint32_t to)
 		rte_pktmbuf_free_bulk(pkts + from, to - from);
 }
 
+/* rss shape: the worker polled its device queues itself. */
+static uint32_t
+recover_ports(unsigned int id, struct mpe_worker_hand *h)
+{
+	uint32_t n = RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST);
+
+	switch (h->phase) {
+	case MPE_HAND_PROC:
+		free_range(h->pkts, 0, n);
+		return n;
+	case MPE_HAND_TX:
+		if (h->done > n)
+			return 0;
+		free_range(h->work, h->done, n);
+		return n - h->done;
+	case MPE_HAND_DEV:
+		if (h->done < n && h->n != 0)
+			MPE_LOG(WARNING, engine, "worker %u: died inside a device call holding up to "
+				"%u packets: their fate is unknown, the summary shows them as "
+				"unaccounted", id, n - h->done);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 int
 mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 {
@@ -68,11 +94,11 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 
 	rc = worker_rings(&p->shm->conf, id, &in, &out);
 	if (rc < 0) {
-		MPE_LOG(WARNING, engine, "worker %u: shape %s keeps no ring state to recover", id,
-			mpe_config_shape_name(p->shm->conf.shape));
-		h->phase = MPE_HAND_IDLE;
-		return rc;
+		lost = recover_ports(id, h);
+		goto done;
 	}
+	MPE_LOG(DEBUG, engine, "worker %u: hand phase %u n %u kept %u", id, h->phase, h->n,
+		h->kept);
 	switch (h->phase) {
 	case MPE_HAND_DEQ:
 		rollback_cons(in);
@@ -107,6 +133,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 	default:
 		break;
 	}
+done:
 	h->phase = MPE_HAND_IDLE;
 	h->n = 0;
 	if (p->pool->cache_size != 0) {

@@ -3,8 +3,11 @@
  * worker loop until told to stop or until the primary is gone.
  * Usage: mpe-secondary --proc-type=secondary --file-prefix P --lcores L@CPU [...] -- --worker N
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_string_fns.h>
 
 #include "log.h"
 #include "parse.h"
@@ -31,6 +35,50 @@ static void
 on_signal(int sig)
 {
 	mpe_worker_stop_requested = sig;
+}
+
+/* Refuse to run, once attached. Not rte_exit(): its rte_eal_cleanup() would, in a secondary,
+ * close devices the primary still uses (net_pcap links go down). */
+static void __rte_noreturn __rte_format_printf(1, 2)
+refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mpe-secondary: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_FAILURE);
+}
+
+/* Remove a runtime directory and the files in it (the EAL makes no subdirectories). */
+static void
+remove_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* The EAL of a process that did not attach may have made an empty runtime directory. */
+static void
+remove_empty_runtime_dir(void)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+
+	if (dir != NULL && dir[0] != '\0')
+		rmdir(dir);
 }
 
 static unsigned int
@@ -49,19 +97,19 @@ parse_worker_id(int argc, char **argv)
 		switch (c) {
 		case 'w':
 			if (mpe_parse_uint(optarg, 0, MPE_MAX_WORKERS - 1, &id) < 0)
-				rte_exit(EXIT_FAILURE, "--worker: '%s' is not a worker number "
-					 "between 0 and %d\n", optarg, MPE_MAX_WORKERS - 1);
+				refuse("--worker: '%s' is not a worker number between 0 and %d",
+				       optarg, MPE_MAX_WORKERS - 1);
 			break;
 		case 'h':
 			printf("Usage: mpe-secondary --proc-type=secondary --file-prefix PREFIX "
 			       "--lcores LCORE@CPU [EAL args] -- --worker N\n");
 			exit(0);
 		default:
-			rte_exit(EXIT_FAILURE, "unknown option '%s'\n", argv[optind - 1]);
+			refuse("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (id == UINT64_MAX)
-		rte_exit(EXIT_FAILURE, "no worker number: give -- --worker N\n");
+		refuse("no worker number: give -- --worker N");
 	return (unsigned int)id;
 }
 
@@ -81,51 +129,65 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	rc = rte_eal_init(argc, argv);
-	if (rc < 0)
-		rte_exit(EXIT_FAILURE, "cannot attach to the primary: %s (is mpe-primary running "
-			 "with the same --file-prefix?)\n", rte_strerror(rte_errno));
-	if (rte_eal_process_type() != RTE_PROC_SECONDARY)
-		rte_exit(EXIT_FAILURE, "mpe-secondary must start with --proc-type=secondary\n");
+	if (rc < 0) {
+		int err = rte_errno;
+
+		remove_empty_runtime_dir();
+		fprintf(stderr, "mpe-secondary: cannot attach to a primary: %s: is mpe-primary "
+			"running with the same --file-prefix?\n",
+			err != 0 ? rte_strerror(err) : "EAL initialisation failed");
+		return EXIT_FAILURE;
+	}
+	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
+		/* it became a primary of its own: undo that entirely */
+		char dir[PATH_MAX];
+
+		rte_strscpy(dir, rte_eal_get_runtime_dir(), sizeof(dir));
+		rte_eal_cleanup();
+		remove_dir(dir);
+		fprintf(stderr, "mpe-secondary: must start with --proc-type=secondary\n");
+		return EXIT_FAILURE;
+	}
 	argc -= rc;
 	argv += rc;
 	id = parse_worker_id(argc, argv);
 
 	shm = mpe_shm_lookup(MPE_SHM_LAYOUT_VERSION, sizeof(struct mpe_shared), err, sizeof(err));
 	if (shm == NULL)
-		rte_exit(EXIT_FAILURE, "worker %u: refusing to run: %s\n", id, err);
+		refuse("worker %u: refusing to run: %s", id, err);
 	if (strcmp(shm->build_id, MPE_BUILD_ID) != 0)
 		MPE_LOG(WARNING, worker, "worker %u: primary build %s, this build %s", id,
 			shm->build_id, MPE_BUILD_ID);
 	if (rte_mbuf_dynfield_lookup(MPE_META_NAME, NULL) != shm->meta_offset)
-		rte_exit(EXIT_FAILURE, "worker %u: mbuf field %s not where the primary put it\n",
+		refuse("worker %u: mbuf field %s not where the primary put it",
 			 id, MPE_META_NAME);
 	if (id >= shm->conf.nb_workers)
-		rte_exit(EXIT_FAILURE, "worker %u: not configured (the engine has %u workers)\n",
+		refuse("worker %u: not configured (the engine has %u workers)",
 			 id, shm->conf.nb_workers);
 	slot = &shm->workers[id];
 	wc = &shm->conf.workers[id];
 	lcore = rte_lcore_id();
 	/* mempool caches are per lcore id and shared by all processes: never share one */
 	if (lcore != wc->lcore)
-		rte_exit(EXIT_FAILURE, "worker %u: configured for lcore %u but started as lcore %u: "
-			 "start it with --lcores %u@CPU\n", id, wc->lcore, lcore, wc->lcore);
+		refuse("worker %u: configured for lcore %u but started as lcore %u: start it with "
+		       "--lcores %u@CPU", id, wc->lcore, lcore, wc->lcore);
 	if ((slot->status.state == MPE_WORKER_READY || slot->status.state == MPE_WORKER_RUNNING) &&
 	    slot->status.pid > 0 && slot->status.pid != getpid() &&
 	    kill(slot->status.pid, 0) == 0)
-		rte_exit(EXIT_FAILURE, "worker %u: already running as pid %d\n", id,
+		refuse("worker %u: already running as pid %d", id,
 			 slot->status.pid);
 	if (shm->run_state >= MPE_RUN_DRAIN)
-		rte_exit(EXIT_FAILURE, "worker %u: the engine is stopping\n", id);
+		refuse("worker %u: the engine is stopping", id);
 
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
-		rte_exit(EXIT_FAILURE, "worker %u: out of memory\n", id);
+		refuse("worker %u: out of memory", id);
 	slot->status.error[0] = '\0';
 	slot->status.pid = getpid();
 	rc = mpe_worker_init(w, shm, id, slot->status.error, sizeof(slot->status.error));
 	if (rc < 0) {
 		slot->status.state = MPE_WORKER_FAILED;
-		rte_exit(EXIT_FAILURE, "worker %u: %s\n", id, slot->status.error);
+		refuse("worker %u: %s", id, slot->status.error);
 	}
 	for (s = 0; s < wc->nb_stages && off < sizeof(stages); s++)
 		off += (size_t)snprintf(stages + off, sizeof(stages) - off, "%s%s", s ? "," : "",
