@@ -46,12 +46,12 @@ done
 
 cfg=$TMP/engine.ini
 {
-	printf '[engine]\nshape = %s\nio_lcore = 1\n\n' "$SHAPE"
+	printf '[engine]\nshape = %s\nio_lcore = 1\nbackpressure = on\n\n' "$SHAPE"
 	printf '[port 0]\ndevice = net_af_packet0\npeer = 1\nrx_queues = %d\n\n' "$QPAIRS"
 	printf '[port 1]\ndevice = net_af_packet1\npeer = 0\nrx_queues = %d\n' "$QPAIRS"
 	for ((w = 0; w < WORKERS; w++)); do
 		stage=fwd
-		[ "$SHAPE" = pipeline ] && [ "$w" -lt $((WORKERS - 1)) ] && stage=flowhash
+		if [ "$SHAPE" = pipeline ] && [ "$w" -lt $((WORKERS - 1)) ]; then stage=flowhash; fi
 		printf '\n[worker %d]\nlcore = %d\nstages = %s\n' "$w" $((w + 2)) "$stage"
 	done
 } > "$cfg"
@@ -72,15 +72,16 @@ for ((i = 0; i < 100; i++)); do
 	grep -q "listening on" "$TMP/tcpdump.log" && break
 	sleep 0.05
 done
-# a paced replay: the test checks forwarding, not how fast a veth can go
-ip netns exec "$NS" tcpreplay -q -i "$A1" --pps 20000 "$TMP/in.pcap" > "$TMP/tcpreplay.log" 2>&1
+# a paced replay: the test checks forwarding, not how fast a veth can go on a busy machine
+ip netns exec "$NS" tcpreplay -q -i "$A1" --pps 5000 "$TMP/in.pcap" > "$TMP/tcpreplay.log" 2>&1
 check "tcpreplay sent the capture" grep -q "Failed packets: *0" "$TMP/tcpreplay.log"
 
 # wait until tcpdump has seen as many packets as were sent, or nothing more arrives
 last=-1
 for ((i = 0; i < 100; i++)); do
-	n=$(pcap_count "$TMP/out.pcap" 2> /dev/null || echo 0)
-	[ "${n:-0}" -ge "$PACKETS" ] && break
+	n=$(pcap_count "$TMP/out.pcap" 2> /dev/null || true)
+	n=${n:-0}
+	[ "$n" -ge "$PACKETS" ] && break
 	[ "$n" = "$last" ] && [ "$i" -gt 20 ] && break
 	last=$n
 	sleep 0.1
@@ -94,7 +95,7 @@ check "primary stops on SIGINT and exits 0" [ "$rc" = 0 ]
 
 in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
 check "engine counted every packet in and out ($in in, $out out, $dropped dropped)" \
-	[ "${in:-x}" = "$PACKETS" ] && [ "${out:-x}" = "$PACKETS" ] && [ "$dropped" = 0 ]
+	cond '[ "${in:-x}" = "$PACKETS" ] && [ "${out:-x}" = "$PACKETS" ] && [ "$dropped" = 0 ]'
 if "$PCAPCMP" "$TMP/in.pcap" "$TMP/out.pcap" > "$TMP/cmp" 2>&1; then
 	ok "the packets that came out of the wire are the ones sent, per-flow order kept"
 else

@@ -71,7 +71,7 @@ in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
 unacc=$(total unaccounted "$log")
 check "engine counted every packet in ($in = $n0 + $n1)" [ "${in:-x}" = $((n0 + n1)) ]
 check "in = out + dropped ($in = $out + $dropped), nothing unaccounted" \
-	[ "${unacc:-x}" = 0 ] && [ -n "$out" ] && [ $((out + dropped)) = "$in" ]
+	cond '[ "${unacc:-x}" = 0 ] && [ -n "$out" ] && [ $((out + dropped)) = "$in" ]'
 o0=$(pcap_count "$TMP/out0.pcap"); o1=$(pcap_count "$TMP/out1.pcap")
 check "the captures hold what the engine says it sent ($o0 + $o1 = $out)" \
 	[ $((o0 + o1)) = "${out:-x}" ]
@@ -96,7 +96,7 @@ lossy)
 	# with 64-slot rings and no backpressure some packets must be dropped, each counted
 	ring_full=$(sed -n 's/^total:.* ring_full \([0-9]*\).*/\1/p' "$log")
 	check "drops happened and are all counted as ring_full ($dropped = ${ring_full:-0})" \
-		[ "$dropped" -gt 0 ] && [ "${ring_full:-0}" = "$dropped" ]
+		cond '[ "$dropped" -gt 0 ] && [ "${ring_full:-0}" = "$dropped" ]'
 	# what did come out is a per-flow-ordered subset: no extra, no reordered packets
 	"$PCAPCMP" "$TMP/in0.pcap" "$TMP/out1.pcap" > "$TMP/cmp1" 2>&1 || true
 	if grep -q "extra=0 reordered=0" "$TMP/cmp1"; then

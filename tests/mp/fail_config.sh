@@ -11,7 +11,17 @@
 CONFIG_DIR=$(cd "$(dirname "$0")/../../config" 2> /dev/null && pwd || true)
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check
-cond() { eval "$1"; }
+
+# Workers rename themselves (setproctitle): their command line loses --file-prefix and
+# lib.sh's cleanup cannot find them. End the ones this test started, by pid.
+HAND_PIDS=
+test_cleanup() {
+	local p
+	for p in $(sed -n 's/.*: spawned pid \([0-9]*\).*/\1/p' "$TMP"/*.log 2> /dev/null) $HAND_PIDS; do
+		grep -q '^mpe-worker' "/proc/$p/cmdline" 2> /dev/null && kill -9 "$p" 2> /dev/null
+	done
+	return 0
+}
 
 # run_primary LOG ARGS...: mpe-primary with this test's EAL arguments; returns its status
 run_primary() {
@@ -23,10 +33,13 @@ run_primary() {
 
 # A valid engine; a case adds lines to a section. The line an error must be reported at
 # carries the comment "; <-" (comments are stripped before parsing).
-# write_ini FILE ENGINE PORT0 PORT1 WORKER0: extra lines per section ('\n' separated)
+# write_ini FILE ENGINE PORT0 PORT1 WORKER0: extra lines per section ('\n' separated); a
+# shape given in ENGINE replaces the default one
 write_ini() {
+	local shape='shape = pipeline\n'
+	[[ "$2" == *"shape ="* ]] && shape=
 	{
-		printf '[engine]\nshape = pipeline\nio_lcore = 1\n%b\n' "$2"
+		printf "[engine]\\n${shape}io_lcore = 1\\n%b\\n" "$2"
 		printf '[port 0]\ndevice = net_null0\n%b\n' "$3"
 		printf '[port 1]\n%b\n' "${4:-device = net_null1}"
 		printf '%b\n' "${5:-[worker 0]\nlcore = 2}"
@@ -52,10 +65,8 @@ cases=(
 )
 for c in "${cases[@]}"; do
 	IFS='|' read -r name eng p0 p1 w0 want <<< "$c"
-	# "shape = rss" replaces the default shape line instead of repeating the key
 	ini=$TMP/$name.ini
 	write_ini "$ini" "$eng" "$p0" "$p1" "$w0"
-	[ "$name" = rss_queues ] && sed -i '2d' "$ini"
 	line=$(grep -n '; <-' "$ini" | cut -d: -f1)
 	rc=0
 	"$PRIMARY" --check -c "$ini" > "$TMP/$name.log" 2>&1 || rc=$?
@@ -71,15 +82,17 @@ done
 
 # three errors in one file: all three reported, each with its line, then the count
 ini=$TMP/three.ini
-write_ini "$ini" 'shape = triangle\nburst = 0' '' '' '[worker 0]\nlcore = 2\nstages = fwd,bogus'
+write_ini "$ini" 'shape = triangle ; <-\nburst = 0 ; <-' '' '' \
+	'[worker 0]\nlcore = 2\nstages = fwd,bogus ; <-'
+read -r l1 l2 l3 <<< "$(grep -n '; <-' "$ini" | cut -d: -f1 | tr '\n' ' ')"
 log=$TMP/three.log
 rc=0
 run_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$ini" || rc=$?
 check "3 errors: the primary exits 1 (status $rc)" [ "$rc" = 1 ]
-check "3 errors: 3 lines FILE:LINE: KEY: REASON, at lines 2, 4 and 14" \
+check "3 errors: 3 lines FILE:LINE: KEY: REASON, at lines $l1, $l2 and $l3" \
 	cond '[ "$(grep -cE "^$ini:[0-9]+: [a-z_]+: " "$log")" = 3 ] &&
-		grep -q "^$ini:2: shape: " "$log" && grep -q "^$ini:4: burst: " "$log" &&
-		grep -q "^$ini:14: stages: " "$log"'
+		grep -q "^$ini:$l1: shape: " "$log" && grep -q "^$ini:$l2: burst: " "$log" &&
+		grep -q "^$ini:$l3: stages: " "$log"'
 check "3 errors: then '$ini: 3 errors'" grep -qx "$ini: 3 errors" "$log"
 check "3 errors: refused before the EAL starts" cond '! grep -q "^EAL:" "$log"'
 assert_clean "3 errors: nothing left behind"
@@ -176,6 +189,7 @@ assert_clean "device not probed: nothing left behind"
 ini=$TMP/two.ini
 write_ini "$ini" '' '' '' '[worker 0]\nlcore = 2\nstages = flowhash\n\n[worker 1]\nlcore = 3'
 log=$TMP/primary.log
+: > "$log" # start_primary truncates it in the background: no stale "running:"
 start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$ini"
 check "engine runs (2 workers, $MODEL build)" wait_for "$log" "running:" 20
 pids=$(sed -n 's/.*worker [0-9]*: spawned pid \([0-9]*\).*/\1/p' "$log" | tr '\n' ' ')
@@ -193,8 +207,8 @@ for c in "${bad[@]}"; do
 	# lcore 5: the lcore id for extra tools, never a worker's
 	timeout -k 2 15 "$SECONDARY" --proc-type=secondary --file-prefix "$PREFIX" \
 		--lcores "5@$((5 % NCPU))" --no-pci "${argv[@]}" > "$TMP/sec.log" 2>&1 || rc=$?
-	if [ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -qE "$want" "$TMP/sec.log"; then
-		ok "mpe-secondary $name: status $rc, '$(grep -m1 -oE "$want.*" "$TMP/sec.log")'"
+	if [ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -qE -- "$want" "$TMP/sec.log"; then
+		ok "mpe-secondary $name: status $rc, '$(grep -m1 -oE -- "$want.*" "$TMP/sec.log")'"
 	else
 		not_ok "mpe-secondary $name: want non-zero and '$want' (status $rc)"
 		tail -3 "$TMP/sec.log"

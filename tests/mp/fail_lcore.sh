@@ -10,7 +10,17 @@
 . "$(dirname "$0")/lib.sh"
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check
-cond() { eval "$1"; }
+
+# Workers rename themselves (setproctitle): their command line loses --file-prefix and
+# lib.sh's cleanup cannot find them. End the ones this test started, by pid.
+HAND_PIDS=
+test_cleanup() {
+	local p
+	for p in $(sed -n 's/.*: spawned pid \([0-9]*\).*/\1/p' "$TMP"/*.log 2> /dev/null) $HAND_PIDS; do
+		grep -q '^mpe-worker' "/proc/$p/cmdline" 2> /dev/null && kill -9 "$p" 2> /dev/null
+	done
+	return 0
+}
 
 # engine_ini FILE SHAPE LCORE...: net_null ports, one worker per lcore given
 engine_ini() {
@@ -74,10 +84,11 @@ fi
 # process build: an lcore id the primary does not have is fine, the worker gets its own
 engine_ini "$TMP/seven.ini" pipeline 7
 log=$TMP/primary.log
+: > "$log" # start_primary truncates it in the background: no stale "running:"
 start_primary "$log" --lcores 0@0,1@1 --vdev net_null0 --vdev net_null1 -- -c "$TMP/seven.ini"
 check "process build: worker on lcore 7 runs with the primary on --lcores 0@0,1@1" \
 	wait_for "$log" "running:" 20
-check "it was spawned with --lcores=7@(CPU)" grep -q "worker 0: spawned pid [0-9]* (--lcores=7@(" "$log"
+check "it was spawned with --lcores=7@CPU" grep -qE "worker 0: spawned pid [0-9]* \(--lcores=7@\(?[0-9]" "$log"
 rc=0
 stop_primary 30 || rc=$?
 check "it stops with exit 0" [ "$rc" = 0 ]
@@ -85,6 +96,7 @@ assert_clean "lcore 7 engine: nothing left behind"
 
 # --no-spawn: an operator starts the workers, and gets the lcores wrong
 engine_ini "$TMP/hand.ini" pipeline 2 3
+: > "$log"
 start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$TMP/hand.ini" \
 	--no-spawn
 check "--no-spawn prints how to start worker 1" wait_for "$log" "worker 1: start it with:" 20
@@ -106,6 +118,7 @@ fi
 # worker 0 as printed, then worker 0 again
 "$SECONDARY" "${cmd0[@]}" > "$TMP/w0.log" 2>&1 &
 w0=$!
+HAND_PIDS+=" $w0"
 for ((i = 0; i < 100; i++)); do
 	grep -q "worker 0: running" "$TMP/w0.log" 2> /dev/null && break
 	sleep 0.05
@@ -123,6 +136,7 @@ check "the first worker 0 still runs" kill -0 "$w0"
 
 "$SECONDARY" "${cmd1[@]}" > "$TMP/w1.log" 2>&1 &
 w1=$!
+HAND_PIDS+=" $w1"
 check "with worker 1 on its own lcore the engine runs" wait_for "$log" "running: 2 workers ready" 20
 sleep 0.3
 rc=0

@@ -9,7 +9,6 @@ BADLAYOUT=$BUILD/tests/mpe-secondary-badlayout
 LC2="2@$((2 % NCPU))"
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check
-cond() { eval "$1"; }
 
 # run_refused NAME LOG BINARY ARGS...: runs a binary that must refuse, at most 10 s
 run_refused() {

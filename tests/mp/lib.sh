@@ -25,16 +25,31 @@ for l in 1 2 3 4 5; do LCORES+=",$l@$((l % NCPU))"; done
 
 MODEL=${MPE_MODEL:?MPE_MODEL must be process or thread}
 
-# Pids of every process that runs with our file prefix (primary, workers, tools).
+# Pids of every process of this test: those run with our file prefix (primary, tools), the
+# workers the primary says it spawned (their titles no longer show the prefix), and the
+# primary's children.
 prefix_pids() {
 	local d pid
 	for d in /proc/[0-9]*; do
 		pid=${d#/proc/}
 		[ "$pid" = "$$" ] && continue
-		tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -q -- "--file-prefix[= ]$PREFIX " \
+		tr '\0' ' ' 2> /dev/null < "$d/cmdline" | grep -q -- "--file-prefix[= ]$PREFIX " \
 			&& echo "$pid"
 	done
+	for f in "$TMP"/*.log; do
+		[ -f "$f" ] && sed -n 's/.*: spawned pid \([0-9]*\).*/\1/p' "$f"
+	done | while read -r pid; do
+		alive "$pid" && echo "$pid"
+	done
+	[ -n "$PRIMARY_PID" ] && pgrep -P "$PRIMARY_PID" 2> /dev/null
 	return 0
+}
+
+# a process that exists and is not a zombie waiting to be reaped
+alive() {
+	local st
+	st=$(sed -n 's/^[0-9]* (.*) \([A-Z]\) .*/\1/p' "/proc/$1/stat" 2> /dev/null)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
 }
 
 # A test may define test_cleanup (namespaces, links, helpers it started): it runs first.
@@ -42,7 +57,7 @@ cleanup() {
 	local rc=$? pids
 	set +e
 	declare -F test_cleanup > /dev/null && test_cleanup
-	pids=$(prefix_pids)
+	pids=$(prefix_pids | sort -u)
 	[ -n "$PRIMARY_PID" ] && pids="$pids $PRIMARY_PID"
 	for p in $pids; do kill -9 "$p" 2>/dev/null || true; done
 	for p in $pids; do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done
@@ -58,6 +73,9 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 ok() { echo "ok - $*"; PASSED=$((PASSED + 1)); }
+# check "name" cond 'shell condition'   (for conditions with && or ||)
+# check "name" cond 'shell condition'   (for conditions with && or ||)
+cond() { eval "$1"; }
 not_ok() { echo "not ok - $*"; FAILED=$((FAILED + 1)); }
 check() { # check "name" command...
 	local name=$1; shift
@@ -71,6 +89,7 @@ finish() {
 # start_primary LOG EAL-ARGS... -- MPE-ARGS...   (runs in the background)
 start_primary() {
 	local log=$1; shift
+	: > "$log"
 	"$PRIMARY" --no-pci --file-prefix "$PREFIX" "$@" > "$log" 2>&1 &
 	PRIMARY_PID=$!
 }

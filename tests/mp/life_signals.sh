@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Signals to the primary.
+#   A. SIGTERM stops a running engine in order: exit 0, summary printed, nothing left.
+#   B. (process build) a second signal forces the exit: a worker is SIGSTOPped so that its
+#      ring never drains (backpressure on, drain_timeout_ms 60000); after SIGINT the primary
+#      is still draining 1 s later; a second SIGINT ends it at once with status 130 and the
+#      worker processes, the stopped one included, are killed by pid.
+#   C. (both builds) the same with a stall no process needs to be stopped for: the output
+#      port is a net_ring nobody reads (rx = off), so with backpressure the I/O lcore, then
+#      the workers, then the input rings stall. SIGTERM starts the drain, SIGINT forces exit.
+. "$(dirname "$0")/lib.sh"
+
+# cond 'SHELL CONDITION': several tests joined by && as one command for check
+
+# Workers rename themselves (setproctitle): their command line loses --file-prefix and
+# lib.sh's cleanup cannot find them. End the ones this test started, by pid.
+HAND_PIDS=
+test_cleanup() {
+	local p
+	for p in $(sed -n 's/.*: spawned pid \([0-9]*\).*/\1/p' "$TMP"/*.log 2> /dev/null) $HAND_PIDS; do
+		grep -q '^mpe-worker' "/proc/$p/cmdline" 2> /dev/null && kill -9 "$p" 2> /dev/null
+	done
+	return 0
+}
+
+# gone PID: the process has ended (a zombie waiting for its new parent counts as ended)
+gone() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | cut -d' ' -f1) || true
+	[ -z "$st" ] || [ "$st" = Z ]
+}
+
+# wait_gone SECS PID...: all have ended within SECS
+wait_gone() {
+	local secs=$1 i p left
+	shift
+	for ((i = 0; i <= secs * 50; i++)); do
+		left=0
+		for p in "$@"; do gone "$p" || left=1; done
+		[ "$left" = 0 ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+worker_pids() {
+	sed -n 's/.*worker [0-9]*: spawned pid \([0-9]*\).*/\1/p' "$1" | tr '\n' ' '
+}
+
+# after a forced exit the primary could not remove its files: do it before the next case
+forget_forced() {
+	rm -f "$HUGEDIR/${PREFIX}"map_* 2> /dev/null || true
+	rm -rf "/var/run/dpdk/$PREFIX"
+}
+
+# ini FILE OUT-DEVICE [engine lines...]: distributor of 2 workers, net_null0 in
+ini() {
+	local f=$1 out=$2
+	shift 2
+	{
+		printf '[engine]\nshape = distributor\nio_lcore = 1\n'
+		printf '%s\n' "$@"
+		printf '\n[port 0]\ndevice = net_null0\npeer = 1\n\n[port 1]\ndevice = %s\npeer = 0\n' "$out"
+		[ "$out" = net_ring1 ] && printf 'rx = off\n'
+		printf '\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n'
+	} > "$f"
+}
+
+# --- A. SIGTERM
+ini "$TMP/a.ini" net_null1
+log=$TMP/primary.log
+: > "$log" # start_primary truncates it in the background: no stale "running:"
+start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$TMP/a.ini"
+check "engine runs ($MODEL build)" wait_for "$log" "running:" 20
+pids=$(worker_pids "$log")
+sleep 0.3
+kill -TERM "$PRIMARY_PID"
+rc=0
+wait_exit "$PRIMARY_PID" 20 || rc=$?
+[ "$rc" != 124 ] && PRIMARY_PID=
+check "SIGTERM: the primary exits 0 (status $rc)" [ "$rc" = 0 ]
+check "SIGTERM: it drained, then printed the summary with a total: line" \
+	cond 'grep -q "stopping: draining rings" "$log" && grep -q "^total: in [1-9]" "$log"'
+check "SIGTERM: every worker left its loop cleanly, nothing unaccounted" \
+	cond '[ "$(grep -cE "^  worker [01] \(lcore [23], exited\)" "$log")" = 2 ] &&
+		[ "$(total unaccounted "$log")" = 0 ]'
+if [ "$MODEL" = process ]; then
+	check "SIGTERM: both worker processes ended ($pids)" wait_gone 1 $pids
+fi
+assert_clean "SIGTERM: nothing left behind"
+
+# force LABEL FIRST-SIGNAL: signal, still draining after 1 s, second signal ends it now
+force() {
+	local label=$1 first=$2 rc=0 t0 ms
+	kill "-$first" "$PRIMARY_PID"
+	check "$label: SIGINT/SIGTERM starts the drain" wait_for "$log" "stopping: draining" 5
+	sleep 1
+	check "$label: 1 s later the primary is still draining" \
+		cond 'kill -0 "$PRIMARY_PID" && ! grep -q "^total:" "$log"'
+	t0=$(date +%s%N)
+	kill -INT "$PRIMARY_PID"
+	wait_exit "$PRIMARY_PID" 5 || rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$rc" != 124 ] && PRIMARY_PID=
+	check "$label: a second signal ends it with status 130 within 1 s (status $rc, $ms ms)" \
+		cond '[ "$rc" = 130 ] && [ "$ms" -lt 1000 ]'
+	check "$label: it says so" grep -q "second signal: forcing exit" "$log"
+}
+
+# --- B. a stopped worker (process build)
+if [ "$MODEL" = process ]; then
+	ini "$TMP/b.ini" net_null1 "backpressure = on" "drain_timeout_ms = 60000"
+	: > "$log"
+	start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$TMP/b.ini"
+	check "stopped worker: engine runs" wait_for "$log" "running:" 20
+	read -r w0 w1 <<< "$(worker_pids "$log")"
+	kill -STOP "$w0"
+	sleep 0.3
+	force "stopped worker" INT
+	check "stopped worker: both worker processes are killed ($w0 stopped, $w1)" \
+		wait_gone 1 "$w0" "$w1"
+	check "stopped worker: no process of this engine is left" cond '[ -z "$(prefix_pids)" ]'
+	forget_forced
+fi
+
+# --- C. output stalled, both builds
+ini "$TMP/c.ini" net_ring1 "backpressure = on" "drain_timeout_ms = 60000"
+: > "$log"
+start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_ring1 -- -c "$TMP/c.ini"
+check "stalled output: engine runs" wait_for "$log" "running:" 20
+pids=$(worker_pids "$log")
+sleep 0.5
+force "stalled output" TERM
+if [ "$MODEL" = process ]; then
+	check "stalled output: the worker processes are killed ($pids)" wait_gone 1 $pids
+fi
+check "stalled output: no process of this engine is left" cond '[ -z "$(prefix_pids)" ]'
+forget_forced
+finish
