@@ -163,8 +163,10 @@ if 'create' in modes:
     check('create: vfork <= fork', le(fastest(m, 'vfork_exit_wait'), fastest(m, 'fork_exit_wait')))
     check('create: fork with the most memory touched >= fork with none',
           le(fastest(m, 'fork_mem_0'), fastest(m, 'fork_mem_full_4k')))
-    check('create: fork with a quarter touched <= fork with all touched (4 KiB pages)',
-          le(fastest(m, 'fork_mem_quarter_4k'), fastest(m, 'fork_mem_full_4k')))
+    # --quick touches a few MiB: a quarter and all of it differ by less than the noise of a
+    # shared 2-CPU machine, so only an inversion by half is an error here
+    check('create: fork with a quarter touched is not much slower than with all (4 KiB pages)',
+          le(fastest(m, 'fork_mem_quarter_4k'), fastest(m, 'fork_mem_full_4k'), 1.5))
     if thp:
         check('create: THP rows measured with huge pages, fork with THP <= with 4 KiB pages',
               measured(m, 'fork_mem_quarter_thp', 'fork_mem_full_thp') and

@@ -7,9 +7,11 @@
 . "$(dirname "$0")/lib.sh"
 
 cd "$TMP"
-# "rx_pcap=PATH,infinite_rx=1" of 65 characters: the copy ends in "infinite_rx" with no value
-name=$(printf 'c%.0s' $(seq $((65 - 8 - 14 - ${#TMP} - 1 - 5))))
-long=$TMP/$name.pcap
+# "rx_pcap=PATH,infinite_rx=1" of 65 characters: the copy ends in "infinite_rx" with no value.
+# PATH is in a directory of known length: /tmp/mpeXXXXXX/ (15) + 23 + .pcap (5) = 43
+SHORT=$(mktemp -d /tmp/mpeXXXXXX)
+test_cleanup() { rm -rf "$SHORT"; }
+long=$SHORT/ccccccccccccccccccccccc.pcap
 "$PCAPGEN" -o "$long" -n 500 -f 20 --seed 9 > /dev/null
 check "test set-up: the argument is 65 characters" \
 	[ "$(printf 'rx_pcap=%s,infinite_rx=1' "$long" | wc -c)" = 65 ]
