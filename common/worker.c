@@ -148,8 +148,8 @@ should_stop(const struct mpe_worker *w)
 
 /* A process that exited but was not yet reaped by its parent (a zombie) still answers
  * kill(pid, 0): look at its state too. */
-static int
-process_gone(pid_t pid)
+int
+mpe_worker_process_gone(pid_t pid)
 {
 	char path[64], buf[256], *state;
 	ssize_t n;
@@ -185,9 +185,9 @@ check_primary(struct mpe_worker *w, uint64_t now)
 		w->primary_gone = 0;
 		return;
 	}
-	if (++w->primary_gone < PRIMARY_STALE_CHECKS)
+	if (w->primary_gone < PRIMARY_STALE_CHECKS && ++w->primary_gone < PRIMARY_STALE_CHECKS)
 		return;
-	if (process_gone(w->shm->primary_pid))
+	if (mpe_worker_process_gone(w->shm->primary_pid))
 		w->primary_gone = PRIMARY_GONE;
 }
 

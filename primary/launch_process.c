@@ -246,6 +246,22 @@ worker_died(struct mpe_primary *p, unsigned int id)
 		slot->ctl.restarts + 1);
 }
 
+/* Where the kernel puts core dumps (a path pattern, or a "|helper" pipe). */
+static const char *
+core_pattern(void)
+{
+	static char pat[64];
+	FILE *f = fopen("/proc/sys/kernel/core_pattern", "r");
+
+	snprintf(pat, sizeof(pat), "?");
+	if (f != NULL) {
+		if (fgets(pat, sizeof(pat), f) != NULL)
+			pat[strcspn(pat, "\n")] = '\0';
+		fclose(f);
+	}
+	return pat;
+}
+
 static void
 record_end(struct mpe_primary *p, unsigned int id, int status)
 {
@@ -264,9 +280,10 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 		snprintf(cause, size, "pid %d exited with status %d%s%s", (int)p->pids[id],
 			 WEXITSTATUS(status), said[0] ? ": " : "", said);
 	else if (WIFSIGNALED(status))
-		snprintf(cause, size, "pid %d killed by signal %d (%s)%s", (int)p->pids[id],
+		snprintf(cause, size, "pid %d killed by signal %d (%s)%s%s", (int)p->pids[id],
 			 WTERMSIG(status), strsignal(WTERMSIG(status)),
-			 WCOREDUMP(status) ? ", core dumped (see kernel.core_pattern)" : "");
+			 WCOREDUMP(status) ? ", core dumped to " : "",
+			 WCOREDUMP(status) ? core_pattern() : "");
 	p->pids[id] = 0;
 	rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
 	if (p->shm->run_state == MPE_RUN_ACTIVE) {

@@ -4,6 +4,8 @@
  * Usage: mpe-secondary --proc-type=secondary --file-prefix P --lcores L@CPU [...] -- --worker N
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -21,6 +23,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_memory.h>
 #include <rte_string_fns.h>
 
 #include "log.h"
@@ -111,6 +114,79 @@ parse_worker_id(int argc, char **argv)
 	if (id == UINT64_MAX)
 		refuse("no worker number: give -- --worker N");
 	return (unsigned int)id;
+}
+
+/* Hugepage files of the segments this process maps, found through their descriptors. */
+struct huge_files {
+	char paths[64][PATH_MAX];
+	unsigned int n;
+};
+
+static int
+note_huge_file(const struct rte_memseg_list *msl, const struct rte_memseg *ms, void *arg)
+{
+	struct huge_files *hf = arg;
+	char link[64], path[PATH_MAX];
+	unsigned int i;
+	ssize_t len;
+	int fd = rte_memseg_get_fd_thread_unsafe(ms);
+
+	if (fd < 0 || msl->external)
+		return 0;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0)
+		return 0;
+	path[len] = '\0';
+	for (i = 0; i < hf->n; i++)
+		if (strcmp(hf->paths[i], path) == 0)
+			return 0;
+	if (hf->n < RTE_DIM(hf->paths))
+		snprintf(hf->paths[hf->n++], PATH_MAX, "%s", path);
+	return 0;
+}
+
+/* The primary died and could not clean up: the last worker to leave removes the engine's
+ * hugepage files and runtime directory. Workers take turns under a lock; each one first
+ * marks itself as leaving, so that two leaving at once cannot both wait for the other. */
+static void
+clean_after_primary(struct mpe_shared *shm, unsigned int id)
+{
+	char dir[PATH_MAX], lock[PATH_MAX + 16];
+	struct huge_files *hf;
+	unsigned int i;
+	int fd;
+
+	shm->workers[id].status.state = MPE_WORKER_EXITED;
+	rte_mb();
+	rte_strscpy(dir, rte_eal_get_runtime_dir(), sizeof(dir));
+	snprintf(lock, sizeof(lock), "%s/config", dir);
+	fd = open(lock, O_RDONLY);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (i = 0; i < shm->conf.nb_workers; i++) {
+		const struct mpe_worker_status *st = &shm->workers[i].status;
+
+		if (i != id && st->pid > 0 && st->state != MPE_WORKER_EXITED &&
+		    st->state != MPE_WORKER_FAILED && !mpe_worker_process_gone(st->pid)) {
+			close(fd); /* another worker still runs: it will clean up */
+			return;
+		}
+	}
+	hf = calloc(1, sizeof(*hf));
+	if (hf != NULL) {
+		rte_memseg_walk_thread_unsafe(note_huge_file, hf);
+		for (i = 0; i < hf->n; i++)
+			unlink(hf->paths[i]);
+		free(hf);
+	}
+	remove_dir(dir);
+	close(fd);
+	fprintf(stderr, "mpe-secondary: worker %u: last to leave after the primary: removed its "
+		"hugepage files and %s\n", id, dir);
 }
 
 int
@@ -207,6 +283,8 @@ main(int argc, char **argv)
 	}
 	mpe_worker_fini(w);
 	free(w);
+	if (rc == -ESRCH)
+		clean_after_primary(shm, id);
 	/* No rte_eal_cleanup(): in a secondary it would stop ports the primary still uses
 	 * (net_pcap). The primary owns and removes every shared object. */
 	return ret;

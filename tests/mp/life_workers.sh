@@ -290,7 +290,11 @@ primary_dies() {
 		cond '[ "$(grep -c "primary (pid $pid) is gone: exiting" "$log")" = 2 ]'
 	test_cleanup
 	check "$label: no process of this engine is left" cond '[ -z "$(prefix_pids)" ]'
-	echo "# $label: $(ls "$HUGEDIR" | grep -c "^$PREFIX" || true) hugepage files left for the trap"
+	if [ "$MODEL" = process ]; then
+		left=$(ls "$HUGEDIR" | grep -c "^$PREFIX" || true)
+		check "$label: the last worker removed the engine's hugepage files ($left left) and runtime directory" \
+			cond '[ "$left" = 0 ] && [ ! -e "/var/run/dpdk/$PREFIX" ]'
+	fi
 	forget_killed_primary
 }
 
