@@ -1,5 +1,6 @@
 /* Bounded parsers for numbers and switches. Pure functions. */
 #include <ctype.h>
+#include <getopt.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -117,4 +118,29 @@ mpe_parse_mac(const char *s, uint8_t mac[6])
 		mac[i] = (uint8_t)strtoul((char[3]){s[0], s[1], '\0'}, NULL, 16);
 	}
 	return 0;
+}
+
+void
+mpe_parse_option_error(const char *prog, int c, char **argv, const struct option *long_opts)
+{
+	const char *arg = argv[optind - 1];
+	const struct option *lo;
+	size_t n;
+
+	if (strncmp(arg, "--", 2) != 0) {
+		fprintf(stderr, "%s: option '-%c' %s\n", prog, optopt,
+			c == ':' ? "needs a value" : "is unknown");
+		return;
+	}
+	n = strcspn(arg + 2, "=");
+	for (lo = long_opts; lo->name != NULL; lo++)
+		if (strlen(lo->name) == n && strncmp(lo->name, arg + 2, n) == 0)
+			break;
+	if (c == ':')
+		fprintf(stderr, "%s: option '%s' needs a value\n", prog, arg);
+	else if (lo->name != NULL && lo->has_arg == no_argument)
+		fprintf(stderr, "%s: option '--%s' takes no value\n", prog, lo->name);
+	else
+		fprintf(stderr, "%s: option '%.*s' is unknown or ambiguous\n", prog, (int)n + 2,
+			arg);
 }

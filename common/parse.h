@@ -12,6 +12,12 @@ int mpe_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int mpe_parse_uint_arg(const char *prog, const char *what, const char *s, uint64_t min,
 		       uint64_t max, uint64_t *out);
 
+/* After getopt_long returned '?' or ':' (optstring starting with ':'): says what was wrong
+ * with the last option, as "PROG: option '--x' needs a value", to stderr. */
+struct option;
+void mpe_parse_option_error(const char *prog, int c, char **argv,
+			    const struct option *long_opts);
+
 /* "02:00:00:00:00:01": six pairs of hex digits separated by ':'. 0 or -EINVAL. */
 int mpe_parse_mac(const char *s, uint8_t mac[6]);
 

@@ -28,6 +28,7 @@
 
 #include "log.h"
 #include "parse.h"
+#include "runtime.h"
 #include "shm_ops.h"
 #include "stage.h"
 #include "worker.h"
@@ -53,25 +54,6 @@ refuse(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(EXIT_FAILURE);
-}
-
-/* Remove a runtime directory and the files in it (the EAL makes no subdirectories). */
-static void
-remove_dir(const char *dir)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.') {
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(dir);
 }
 
 /* The EAL of a process that did not attach may have made an empty runtime directory. */
@@ -116,36 +98,6 @@ parse_worker_id(int argc, char **argv)
 	return (unsigned int)id;
 }
 
-/* Hugepage files of the segments this process maps, found through their descriptors. */
-struct huge_files {
-	char paths[64][PATH_MAX];
-	unsigned int n;
-};
-
-static int
-note_huge_file(const struct rte_memseg_list *msl, const struct rte_memseg *ms, void *arg)
-{
-	struct huge_files *hf = arg;
-	char link[64], path[PATH_MAX];
-	unsigned int i;
-	ssize_t len;
-	int fd = rte_memseg_get_fd_thread_unsafe(ms);
-
-	if (fd < 0 || msl->external)
-		return 0;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	len = readlink(link, path, sizeof(path) - 1);
-	if (len <= 0)
-		return 0;
-	path[len] = '\0';
-	for (i = 0; i < hf->n; i++)
-		if (strcmp(hf->paths[i], path) == 0)
-			return 0;
-	if (hf->n < RTE_DIM(hf->paths))
-		snprintf(hf->paths[hf->n++], PATH_MAX, "%s", path);
-	return 0;
-}
-
 /* The primary died and could not clean up: the last worker to leave removes the engine's
  * hugepage files and runtime directory. Workers take turns under a lock; each one first
  * marks itself as leaving, so that two leaving at once cannot both wait for the other. */
@@ -153,7 +105,6 @@ static void
 clean_after_primary(struct mpe_shared *shm, unsigned int id)
 {
 	char dir[PATH_MAX], lock[PATH_MAX + 16];
-	struct huge_files *hf;
 	unsigned int i;
 	int fd;
 
@@ -176,14 +127,8 @@ clean_after_primary(struct mpe_shared *shm, unsigned int id)
 			return;
 		}
 	}
-	hf = calloc(1, sizeof(*hf));
-	if (hf != NULL) {
-		rte_memseg_walk_thread_unsafe(note_huge_file, hf);
-		for (i = 0; i < hf->n; i++)
-			unlink(hf->paths[i]);
-		free(hf);
-	}
-	remove_dir(dir);
+	mpe_runtime_files_unlink(mpe_runtime_files_collect());
+	mpe_runtime_remove_dir(dir);
 	close(fd);
 	fprintf(stderr, "mpe-secondary: worker %u: last to leave after the primary: removed its "
 		"hugepage files and %s\n", id, dir);
@@ -220,7 +165,7 @@ main(int argc, char **argv)
 
 		rte_strscpy(dir, rte_eal_get_runtime_dir(), sizeof(dir));
 		rte_eal_cleanup();
-		remove_dir(dir);
+		mpe_runtime_remove_dir(dir);
 		fprintf(stderr, "mpe-secondary: must start with --proc-type=secondary\n");
 		return EXIT_FAILURE;
 	}

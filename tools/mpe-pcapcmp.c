@@ -588,30 +588,6 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* Says what getopt_long found wrong (its own messages are off: optstring starts with ':'). */
-static void
-bad_option(int c, char **argv)
-{
-	const char *arg = argv[optind - 1];
-	const struct option *lo;
-	size_t n;
-
-	if (strncmp(arg, "--", 2) != 0) {
-		fprintf(stderr, PROG ": option '-%c' %s\n", optopt,
-			c == ':' ? "needs a value" : "is unknown");
-		return;
-	}
-	n = strcspn(arg + 2, "=");
-	for (lo = long_opts; lo->name != NULL; lo++)
-		if (strlen(lo->name) == n && strncmp(lo->name, arg + 2, n) == 0)
-			break;
-	if (c == ':')
-		fprintf(stderr, PROG ": option '%s' needs a value\n", arg);
-	else if (lo->name != NULL && lo->has_arg == no_argument)
-		fprintf(stderr, PROG ": option '--%s' takes no value\n", lo->name);
-	else
-		fprintf(stderr, PROG ": option '%.*s' is unknown or ambiguous\n", (int)n + 2, arg);
-}
 
 int
 main(int argc, char **argv)
@@ -646,7 +622,7 @@ main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_SUCCESS;
 		default:
-			bad_option(ch, argv);
+			mpe_parse_option_error(PROG, ch, argv, long_opts);
 			goto usage;
 		}
 	}

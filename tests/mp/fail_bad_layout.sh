@@ -13,16 +13,6 @@ BADLAYOUT=$BUILD/tests/mpe-secondary-badlayout
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check
 
-# Workers rename themselves (setproctitle): their command line loses --file-prefix and
-# lib.sh's cleanup cannot find them. End the ones this test started, by pid.
-HAND_PIDS=
-test_cleanup() {
-	local p
-	for p in $(sed -n 's/.*: spawned pid \([0-9]*\).*/\1/p' "$TMP"/*.log 2> /dev/null) $HAND_PIDS; do
-		grep -q '^mpe-worker' "/proc/$p/cmdline" 2> /dev/null && kill -9 "$p" 2> /dev/null
-	done
-	return 0
-}
 
 # telemetry CMD FIELD: one field of the primary's telemetry reply (DPDK's v2 socket)
 telemetry() {

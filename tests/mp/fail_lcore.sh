@@ -11,16 +11,6 @@
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check
 
-# Workers rename themselves (setproctitle): their command line loses --file-prefix and
-# lib.sh's cleanup cannot find them. End the ones this test started, by pid.
-HAND_PIDS=
-test_cleanup() {
-	local p
-	for p in $(sed -n 's/.*: spawned pid \([0-9]*\).*/\1/p' "$TMP"/*.log 2> /dev/null) $HAND_PIDS; do
-		grep -q '^mpe-worker' "/proc/$p/cmdline" 2> /dev/null && kill -9 "$p" 2> /dev/null
-	done
-	return 0
-}
 
 # engine_ini FILE SHAPE LCORE...: net_null ports, one worker per lcore given
 engine_ini() {
@@ -118,7 +108,7 @@ fi
 # worker 0 as printed, then worker 0 again
 "$SECONDARY" "${cmd0[@]}" > "$TMP/w0.log" 2>&1 &
 w0=$!
-HAND_PIDS+=" $w0"
+EXTRA_PIDS+=" $w0"
 for ((i = 0; i < 100; i++)); do
 	grep -q "worker 0: running" "$TMP/w0.log" 2> /dev/null && break
 	sleep 0.05
@@ -136,7 +126,7 @@ check "the first worker 0 still runs" kill -0 "$w0"
 
 "$SECONDARY" "${cmd1[@]}" > "$TMP/w1.log" 2>&1 &
 w1=$!
-HAND_PIDS+=" $w1"
+EXTRA_PIDS+=" $w1"
 check "with worker 1 on its own lcore the engine runs" wait_for "$log" "running: 2 workers ready" 20
 sleep 0.3
 rc=0

@@ -42,6 +42,23 @@ prefix_pids() {
 		alive "$pid" && echo "$pid"
 	done
 	[ -n "$PRIMARY_PID" ] && pgrep -P "$PRIMARY_PID" 2> /dev/null
+	for pid in $EXTRA_PIDS; do
+		alive "$pid" && echo "$pid"
+	done
+	return 0
+}
+
+# Processes a test starts itself that carry no prefix in their command line once running
+# (workers started by hand rename themselves): the test adds their pids here.
+EXTRA_PIDS=
+
+# SIGKILL every process of this test and wait until each is gone
+end_processes() {
+	local p pids
+	pids=$(prefix_pids | sort -u)
+	[ -n "$PRIMARY_PID" ] && pids="$pids $PRIMARY_PID"
+	for p in $pids; do kill -9 "$p" 2> /dev/null || true; done
+	for p in $pids; do while alive "$p"; do sleep 0.05; done; done
 	return 0
 }
 
@@ -54,13 +71,10 @@ alive() {
 
 # A test may define test_cleanup (namespaces, links, helpers it started): it runs first.
 cleanup() {
-	local rc=$? pids
+	local rc=$?
 	set +e
 	declare -F test_cleanup > /dev/null && test_cleanup
-	pids=$(prefix_pids | sort -u)
-	[ -n "$PRIMARY_PID" ] && pids="$pids $PRIMARY_PID"
-	for p in $pids; do kill -9 "$p" 2>/dev/null || true; done
-	for p in $pids; do while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done
+	end_processes
 	rm -f "$HUGEDIR/${PREFIX}"map_* 2>/dev/null || true
 	rm -rf "/var/run/dpdk/$PREFIX"
 	if [ "$rc" != 0 ] && [ -f "$TMP/primary.log" ] && [ "${MPE_KEEP_LOG:-1}" = 1 ]; then

@@ -12,16 +12,6 @@ WORKERS=2
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check
 
-# Workers rename themselves (setproctitle): their command line loses --file-prefix and
-# lib.sh's cleanup cannot find them. End the ones this test started, by pid.
-HAND_PIDS=
-test_cleanup() {
-	local p
-	for p in $(sed -n 's/.*: spawned pid \([0-9]*\).*/\1/p' "$TMP"/*.log 2> /dev/null) $HAND_PIDS; do
-		grep -q '^mpe-worker' "/proc/$p/cmdline" 2> /dev/null && kill -9 "$p" 2> /dev/null
-	done
-	return 0
-}
 
 "$PCAPGEN" -o "$TMP/in0.pcap" -n 1000 -f 40 --bidir --seed 21 > /dev/null
 "$PCAPGEN" -o "$TMP/in1.pcap" -n 50 -f 5 --seed 22 > /dev/null
@@ -81,7 +71,7 @@ for ((w = 0; w < WORKERS; w++)); do
 			[[ " ${args[*]} " == *" -- --worker $w " ]]'
 	"$SECONDARY" "${args[@]}" > "$TMP/worker$w.log" 2>&1 &
 	pids+=($!)
-	HAND_PIDS+=" $!"
+	EXTRA_PIDS+=" $!"
 done
 check "the engine reports both workers ready" wait_for "$log" "running: $WORKERS workers ready" 20
 rc=0

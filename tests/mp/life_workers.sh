@@ -17,7 +17,6 @@
 # exists; they stop with the engine (exit 0) and die with it.
 . "$(dirname "$0")/lib.sh"
 
-WORKERS_SEEN=
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check
 
@@ -30,18 +29,11 @@ gone() {
 
 # Worker processes rename themselves (setproctitle), so their command line no longer holds
 # --file-prefix and lib.sh cannot find them: end the ones this test saw, by pid.
-test_cleanup() {
-	local p
-	for p in $WORKERS_SEEN; do
-		grep -q '^mpe-worker' "/proc/$p/cmdline" 2> /dev/null && kill -9 "$p" 2> /dev/null
-	done
-	return 0
-}
 
 # worker_pids LOG: sets WPIDS to the pids the primary spawned, in worker order
 worker_pids() {
 	WPIDS=$(sed -n 's/.*worker [0-9]*: spawned pid \([0-9]*\).*/\1/p' "$1" | tr '\n' ' ')
-	WORKERS_SEEN+=" $WPIDS"
+	EXTRA_PIDS+=" $WPIDS"
 }
 
 # the interpreter itself, not a version manager's shim: each sample must be quick
@@ -288,7 +280,7 @@ primary_dies() {
 		cond 'within_ms 1500 $timings && [ "$(echo $ws | wc -w)" = 2 ]'
 	check "$label: each says the primary is gone" \
 		cond '[ "$(grep -c "primary (pid $pid) is gone: exiting" "$log")" = 2 ]'
-	test_cleanup
+	end_processes
 	check "$label: no process of this engine is left" cond '[ -z "$(prefix_pids)" ]'
 	if [ "$MODEL" = process ]; then
 		left=$(ls "$HUGEDIR" | grep -c "^$PREFIX" || true)

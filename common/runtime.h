@@ -1,0 +1,16 @@
+/* What a DPDK process leaves on disk: its hugepage files and runtime directory.
+ * Used by the primary at exit, and by the last worker when the primary died. */
+#ifndef MPE_RUNTIME_H
+#define MPE_RUNTIME_H
+
+/* The hugepage files behind this process's memory segments, found through their
+ * descriptors: call before rte_eal_cleanup(), which closes them. */
+struct mpe_runtime_files;
+struct mpe_runtime_files *mpe_runtime_files_collect(void);
+/* Unlink what was collected, and free the list. */
+void mpe_runtime_files_unlink(struct mpe_runtime_files *f);
+
+/* Remove a runtime directory and the files in it (the EAL makes no subdirectories). */
+void mpe_runtime_remove_dir(const char *dir);
+
+#endif
