@@ -27,6 +27,7 @@
 #include "names.h"
 #include "parse.h"
 #include "primary.h"
+#include "runtime.h"
 #include "shm_ops.h"
 #include "stage.h"
 #include "stats.h"
@@ -440,56 +441,6 @@ empty_rings(struct mpe_primary *p)
 		}
 }
 
-/* Hugepage files the EAL leaves behind for memory still mapped at exit: found through the
- * segments' file descriptors while they exist, unlinked once the EAL is done with them. */
-struct huge_files {
-	char paths[64][PATH_MAX];
-	unsigned int n;
-};
-
-static int
-note_huge_file(const struct rte_memseg_list *msl, const struct rte_memseg *ms, void *arg)
-{
-	struct huge_files *hf = arg;
-	char link[64], path[PATH_MAX];
-	unsigned int i;
-	ssize_t len;
-	int fd = rte_memseg_get_fd_thread_unsafe(ms);
-
-	if (fd < 0 || msl->external)
-		return 0;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	len = readlink(link, path, sizeof(path) - 1);
-	if (len <= 0)
-		return 0;
-	path[len] = '\0';
-	for (i = 0; i < hf->n; i++)
-		if (strcmp(hf->paths[i], path) == 0)
-			return 0;
-	if (hf->n < RTE_DIM(hf->paths))
-		snprintf(hf->paths[hf->n++], PATH_MAX, "%s", path);
-	return 0;
-}
-
-static void
-remove_runtime_dir(const char *dir)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	char path[PATH_MAX];
-
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 /* Undo whatever was set up, in order; safe at any point of start-up.
  * Returns how many workers failed (died, or refused to start). */
 static unsigned int
@@ -513,6 +464,7 @@ teardown(struct mpe_primary *p, int workers_started)
 		if (workers_started)
 			mpe_stats_summary(p->shm, stdout);
 		fflush(stdout);
+		mpe_telemetry_fini();
 		for (i = 0; i < conf->nb_workers; i++)
 			if (p->shm->workers[i].status.state == MPE_WORKER_FAILED) {
 				MPE_LOG(ERR, engine, "worker %u failed: %s", i,
@@ -550,7 +502,7 @@ main(int argc, char **argv)
 	struct app_opts o = {0};
 	struct mpe_conf *conf;
 	char runtime_dir[PATH_MAX];
-	struct huge_files *huge;
+	struct mpe_runtime_files *huge;
 	int sep, rc, started = 0, i;
 	unsigned int w;
 
@@ -620,6 +572,13 @@ main(int argc, char **argv)
 		rc = create_objects(p, conf);
 	if (rc == 0)
 		rc = mpe_port_init_all(p);
+	if (rc == 0) {
+		int trc = mpe_telemetry_init(p);
+
+		if (trc < 0)
+			MPE_LOG(WARNING, engine, "telemetry: /mpe commands not available: %s",
+				strerror(-trc));
+	}
 	if (rc == 0)
 		rc = mpe_launch_check(p);
 	if (rc == 0) {
@@ -649,14 +608,11 @@ main(int argc, char **argv)
 	}
 	if (teardown(p, started) > 0)
 		rc = -ECHILD;
-	huge = calloc(1, sizeof(*huge));
-	if (huge != NULL)
-		rte_memseg_walk_thread_unsafe(note_huge_file, huge);
+	/* the EAL leaves the files of memory still mapped at exit: note them while it can */
+	huge = mpe_runtime_files_collect();
 	rte_eal_cleanup();
-	for (w = 0; huge != NULL && w < huge->n; w++)
-		unlink(huge->paths[w]);
-	free(huge);
-	remove_runtime_dir(runtime_dir);
+	mpe_runtime_files_unlink(huge);
+	mpe_runtime_remove_dir(runtime_dir);
 	free(conf);
 	return rc == 0 ? 0 : 1;
 }

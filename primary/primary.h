@@ -59,6 +59,11 @@ unsigned int mpe_recover_drain_input(struct mpe_primary *p, unsigned int id);
 /* io.c: the I/O lcore's loop; arg is the struct mpe_primary. */
 int mpe_io_main(void *arg);
 
+/* telemetry.c: register the /mpe/... telemetry commands; 0 or -errno. */
+int mpe_telemetry_init(struct mpe_primary *p);
+/* Before teardown frees anything: commands answer nothing from then on. */
+void mpe_telemetry_fini(void);
+
 /* launch_process.c or launch_thread.c, chosen by meson (worker_model). */
 extern const char *const mpe_launch_model;
 extern const uint32_t mpe_launch_model_id;
