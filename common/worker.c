@@ -356,12 +356,15 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->n = 0;
 	h->done = 0;
 	rte_compiler_barrier();
-	for (k = 0; k < w->nb_rx_ports && n == 0; k++) {
-		uint16_t p = w->rx_ports[(*next + k) % w->nb_rx_ports];
+	/* round robin over the ports from the one after the last that had packets */
+	for (k = 0, i = *next; k < w->nb_rx_ports && n == 0; k++) {
+		uint16_t p = w->rx_ports[i];
 
 		n = rte_eth_rx_burst(conf->ports[p].port_id, w->queue, h->pkts, w->burst);
+		if (++i == w->nb_rx_ports)
+			i = 0;
 		if (n > 0) {
-			*next = (*next + k + 1) % w->nb_rx_ports;
+			*next = i;
 			mpe_meta_init_burst(h->pkts, n, w->shm->meta_offset, p);
 		}
 	}
