@@ -1,0 +1,465 @@
+/* Flow table of one worker: an rte_hash of canonical keys plus an array of struct mpe_flow
+ * indexed by the hash's key position, both in hugepage memory.
+ * One writer (the owning worker). Only *_with_hash calls reach the rte_hash (DESIGN fact 2).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_memzone.h>
+
+#include "flow.h"
+#include "log.h"
+
+RTE_LOG_REGISTER(mpe_logtype_flow, mpe.flow, INFO);
+
+#define MZ_PREFIX "FT_"
+#define BULK      RTE_HASH_LOOKUP_BULK_MAX
+
+static int
+mz_name(char *buf, size_t size, const char *name)
+{
+	size_t len;
+
+	if (name == NULL)
+		return -EINVAL;
+	len = strnlen(name, MPE_FLOW_NAME_MAX + 1);
+	if (len == 0)
+		return -EINVAL;
+	if (len > MPE_FLOW_NAME_MAX)
+		return -ENAMETOOLONG;
+	snprintf(buf, size, MZ_PREFIX "%s", name);
+	return 0;
+}
+
+static size_t
+table_size(uint32_t capacity)
+{
+	return sizeof(struct mpe_flow_table) + (size_t)capacity * sizeof(struct mpe_flow);
+}
+
+struct mpe_flow_table *
+mpe_flow_table_create(const char *name, uint32_t capacity, uint64_t idle_timeout_tsc, int socket)
+{
+	char mzn[RTE_MEMZONE_NAMESIZE];
+	const struct rte_memzone *mz;
+	struct rte_hash_parameters hp;
+	struct mpe_flow_table *t;
+	struct rte_hash *h;
+	int rc;
+
+	rc = mz_name(mzn, sizeof(mzn), name);
+	if (rc < 0) {
+		rte_errno = -rc;
+		return NULL;
+	}
+	if (capacity < MPE_FLOW_CAPACITY_MIN || capacity > MPE_FLOW_CAPACITY_MAX) {
+		MPE_LOG(ERR, flow, "table %s: capacity %u out of [%u, %u]", name, capacity,
+			MPE_FLOW_CAPACITY_MIN, MPE_FLOW_CAPACITY_MAX);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	mz = rte_memzone_reserve_aligned(mzn, table_size(capacity), socket, 0, RTE_CACHE_LINE_SIZE);
+	if (mz == NULL) {
+		rc = rte_errno;
+		MPE_LOG(ERR, flow, "table %s: cannot reserve %zu bytes: %s", name,
+			table_size(capacity), rte_strerror(rc));
+		rte_errno = rc;
+		return NULL;
+	}
+	t = mz->addr;
+	memset(t, 0, table_size(capacity));
+
+	/* Single writer: no MULTI_WRITER_ADD (its free-slot caches are indexed by lcore id and
+	 * make the capacity inexact) and no RW_CONCURRENCY(_LF) (nobody else looks keys up
+	 * while the owner writes; and a lock held by a dead owner would hang its successor).
+	 * EXT_TABLE: exactly @capacity keys fit, whatever the cuckoo collisions. The hash_func
+	 * the table records is never called: every call passes a hash computed locally. */
+	memset(&hp, 0, sizeof(hp));
+	hp.name = name;
+	hp.entries = capacity;
+	hp.key_len = sizeof(struct mpe_flow_key);
+	hp.socket_id = socket;
+	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
+	h = rte_hash_create(&hp);
+	if (h == NULL) {
+		rc = rte_errno ? rte_errno : ENOMEM;
+		MPE_LOG(ERR, flow, "table %s: cannot create hash: %s", name, rte_strerror(rc));
+		rte_memzone_free(mz);
+		rte_errno = rc;
+		return NULL;
+	}
+
+	t->version = MPE_FLOW_TABLE_VERSION;
+	t->flow_size = sizeof(struct mpe_flow);
+	t->capacity = capacity;
+	t->idle_timeout_tsc = idle_timeout_tsc;
+	t->hash = h;
+	t->self = t;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	/* magic last: a table is visible to lookups only once complete */
+	__atomic_store_n(&t->magic, MPE_FLOW_TABLE_MAGIC, __ATOMIC_RELEASE);
+	return t;
+}
+
+struct mpe_flow_table *
+mpe_flow_table_lookup(const char *name)
+{
+	char mzn[RTE_MEMZONE_NAMESIZE];
+	const struct rte_memzone *mz;
+	struct mpe_flow_table *t;
+	int rc;
+
+	rc = mz_name(mzn, sizeof(mzn), name);
+	if (rc < 0) {
+		rte_errno = -rc;
+		return NULL;
+	}
+	mz = rte_memzone_lookup(mzn);
+	if (mz == NULL) {
+		rte_errno = ENOENT;
+		return NULL;
+	}
+	t = mz->addr;
+	if (mz->len < sizeof(*t) ||
+	    __atomic_load_n(&t->magic, __ATOMIC_ACQUIRE) != MPE_FLOW_TABLE_MAGIC ||
+	    t->version != MPE_FLOW_TABLE_VERSION || t->flow_size != sizeof(struct mpe_flow) ||
+	    t->self != t || mz->len < table_size(t->capacity) ||
+	    strncmp(t->name, name, sizeof(t->name)) != 0) {
+		MPE_LOG(ERR, flow, "table %s: not a flow table of this layout", name);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	/* The hash found by name must be the one the table was made with. */
+	if (rte_hash_find_existing(name) != t->hash) {
+		MPE_LOG(ERR, flow, "table %s: its hash is missing or replaced", name);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	return t;
+}
+
+int
+mpe_flow_table_recover(struct mpe_flow_table *t)
+{
+	int32_t count;
+	uint32_t i;
+
+	if (t == NULL)
+		return -EINVAL;
+	count = rte_hash_count(t->hash);
+	if (!t->busy && count >= 0 && (uint64_t)count == t->stats.active)
+		return 0;
+	MPE_LOG(WARNING, flow,
+		"table %s: left inconsistent (busy %u, %d keys, %" PRIu64 " active): emptied",
+		t->name, t->busy, count, t->stats.active);
+	/* rte_hash_reset calls no stored function pointer (no RCU is attached). */
+	rte_hash_reset(t->hash);
+	for (i = 0; i < t->capacity; i++)
+		t->flows[i].state = MPE_FLOW_FREE;
+	t->stats.active = 0;
+	t->stats.resets++;
+	t->cursor = 0;
+	rte_compiler_barrier();
+	t->busy = 0;
+	return 1;
+}
+
+void
+mpe_flow_table_free(struct mpe_flow_table *t)
+{
+	char mzn[RTE_MEMZONE_NAMESIZE];
+	const struct rte_memzone *mz;
+
+	if (t == NULL)
+		return;
+	if (mz_name(mzn, sizeof(mzn), t->name) < 0)
+		return;
+	mz = rte_memzone_lookup(mzn);
+	if (mz == NULL || mz->addr != t)
+		return;
+	t->magic = 0;
+	rte_hash_free(t->hash);
+	t->hash = NULL;
+	rte_memzone_free(mz);
+}
+
+/* 1 when the wire key runs from the canonical key's dst to its src. */
+static inline uint8_t
+wire_reversed(const struct mpe_flow_key *wire, const struct mpe_flow_key *canon)
+{
+	return wire->sport != canon->sport || memcmp(wire->src, canon->src, sizeof(wire->src)) != 0;
+}
+
+enum mpe_flow_dir
+mpe_flow_dir(const struct mpe_flow *f, const struct mpe_flow_key *key)
+{
+	struct mpe_flow_key c;
+
+	mpe_flow_key_canon(key, &c);
+	return (enum mpe_flow_dir)(wire_reversed(key, &c) ^ f->fwd_from_dst);
+}
+
+static inline void
+flow_init(struct mpe_flow *f, const struct mpe_flow_key *canon, uint32_t hash, uint8_t rev,
+	  uint64_t now)
+{
+	f->key = *canon;
+	f->fwd_from_dst = rev;
+	f->tcp_flags[0] = 0;
+	f->tcp_flags[1] = 0;
+	f->hash = hash;
+	f->pkts[0] = 0;
+	f->pkts[1] = 0;
+	f->bytes[0] = 0;
+	f->bytes[1] = 0;
+	f->first_seen = now;
+	f->last_seen = now;
+	/* readers in other processes trust the fields once they see the state */
+	__atomic_store_n(&f->state, MPE_FLOW_ACTIVE, __ATOMIC_RELEASE);
+}
+
+/* Up to BULK packets: one bulk lookup, then an add for each miss in packet order (a flow
+ * new in this burst is added by its first packet and found by the add for the others). */
+static inline uint32_t
+update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const uint32_t lens[],
+	     const uint8_t tcp_flags[], uint32_t n, uint64_t now, struct mpe_flow *out[])
+{
+	struct mpe_flow_key canon[BULK];
+	const void *kp[BULK];
+	hash_sig_t sig[BULK];
+	int32_t pos[BULK];
+	uint8_t rev[BULK];
+	uint32_t i, found = 0, inserted = 0;
+	int changing = 0;
+
+	for (i = 0; i < n; i++) {
+		mpe_flow_key_canon(keys[i], &canon[i]);
+		rev[i] = wire_reversed(keys[i], &canon[i]);
+		sig[i] = mpe_flow_hash(&canon[i]);
+		kp[i] = &canon[i];
+	}
+	if (rte_hash_lookup_with_hash_bulk(t->hash, kp, sig, n, pos) < 0) {
+		for (i = 0; i < n; i++)
+			pos[i] = -ENOENT;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct mpe_flow *f;
+		int32_t p = pos[i];
+		unsigned int dir;
+
+		if (unlikely(p < 0)) {
+			if (!changing) {
+				/* a successor finding busy set knows the hash may be torn */
+				t->busy = 1;
+				rte_compiler_barrier();
+				changing = 1;
+			}
+			p = rte_hash_add_key_with_hash(t->hash, &canon[i], sig[i]);
+			if (unlikely(p < 0)) {
+				out[i] = NULL; /* -ENOSPC: the table is full */
+				continue;
+			}
+			f = &t->flows[p];
+			if (f->state != MPE_FLOW_ACTIVE) {
+				flow_init(f, &canon[i], sig[i], rev[i], now);
+				inserted++;
+			}
+		} else {
+			f = &t->flows[p];
+		}
+		dir = rev[i] ^ f->fwd_from_dst;
+		f->pkts[dir]++;
+		f->bytes[dir] += lens[i];
+		if (tcp_flags != NULL)
+			f->tcp_flags[dir] |= tcp_flags[i];
+		f->last_seen = now;
+		out[i] = f;
+		found++;
+	}
+	if (changing) {
+		rte_compiler_barrier();
+		t->busy = 0;
+	}
+	t->stats.lookups += n;
+	t->stats.inserted += inserted;
+	t->stats.active += inserted;
+	t->stats.table_full += n - found;
+	return found;
+}
+
+int
+mpe_flow_update_burst(struct mpe_flow_table *t, const struct mpe_flow_key *keys[],
+		      const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n, uint64_t now,
+		      struct mpe_flow *out[])
+{
+	uint32_t done = 0, found = 0, c;
+
+	if (unlikely(t == NULL || (n > 0 && (keys == NULL || lens == NULL || out == NULL))))
+		return -EINVAL;
+	while (done < n) {
+		c = RTE_MIN((uint32_t)n - done, (uint32_t)BULK);
+		found += update_chunk(t, keys + done, lens + done,
+				      tcp_flags != NULL ? tcp_flags + done : NULL, c, now,
+				      out + done);
+		done += c;
+	}
+	return (int)found;
+}
+
+uint32_t
+mpe_flow_expire(struct mpe_flow_table *t, uint64_t now, uint32_t budget)
+{
+	uint64_t timeout;
+	uint32_t cap, cur, i, expired = 0;
+
+	if (t == NULL || t->idle_timeout_tsc == 0)
+		return 0;
+	timeout = t->idle_timeout_tsc;
+	cap = t->capacity;
+	cur = t->cursor;
+	if (budget > cap)
+		budget = cap;
+
+	for (i = 0; i < budget; i++) {
+		struct mpe_flow *f = &t->flows[cur];
+
+		/* signed difference: a last_seen a little ahead of @now (TSC of another
+		 * core) is not idle */
+		if (f->state == MPE_FLOW_ACTIVE &&
+		    (int64_t)(now - f->last_seen) > (int64_t)timeout) {
+			if (!expired) {
+				t->busy = 1;
+				rte_compiler_barrier();
+			}
+			(void)rte_hash_del_key_with_hash(t->hash, &f->key, f->hash);
+			__atomic_store_n(&f->state, MPE_FLOW_FREE, __ATOMIC_RELEASE);
+			expired++;
+		}
+		if (++cur == cap)
+			cur = 0;
+	}
+	if (expired) {
+		rte_compiler_barrier();
+		t->busy = 0;
+	}
+	t->cursor = cur;
+	t->stats.scanned += budget;
+	t->stats.expired += expired;
+	t->stats.active -= expired;
+	return expired;
+}
+
+struct mpe_flow *
+mpe_flow_find(const struct mpe_flow_table *t, const struct mpe_flow_key *key)
+{
+	struct mpe_flow_key c;
+	int32_t p;
+
+	if (t == NULL || key == NULL)
+		return NULL;
+	mpe_flow_key_canon(key, &c);
+	p = rte_hash_lookup_with_hash(t->hash, &c, mpe_flow_hash(&c));
+	if (p < 0 || (uint32_t)p >= t->capacity)
+		return NULL;
+	return (struct mpe_flow *)(uintptr_t)&t->flows[p];
+}
+
+static inline uint64_t
+flow_bytes(const struct mpe_flow *f)
+{
+	return f->bytes[0] + f->bytes[1];
+}
+
+/* Heap order: @a ranks below @b (fewer bytes; on a tie, the later slot). */
+static inline int
+ranks_below(const struct mpe_flow *a, const struct mpe_flow *b)
+{
+	uint64_t ba = flow_bytes(a), bb = flow_bytes(b);
+
+	return ba < bb || (ba == bb && a > b);
+}
+
+static void
+sift_down(const struct mpe_flow *h[], uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct mpe_flow *tmp;
+
+		if (l < n && ranks_below(h[l], h[m]))
+			m = l;
+		if (r < n && ranks_below(h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+static void
+sift_up(const struct mpe_flow *h[], uint32_t i)
+{
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		const struct mpe_flow *tmp;
+
+		if (!ranks_below(h[i], h[p]))
+			return;
+		tmp = h[i];
+		h[i] = h[p];
+		h[p] = tmp;
+		i = p;
+	}
+}
+
+int
+mpe_flow_top(const struct mpe_flow_table *t, uint32_t k, const struct mpe_flow *top[])
+{
+	uint32_t i, m = 0;
+
+	if (t == NULL || (k > 0 && top == NULL))
+		return -EINVAL;
+	if (k == 0)
+		return 0;
+	/* min-heap of the k largest seen so far in top[0..m) */
+	for (i = 0; i < t->capacity; i++) {
+		const struct mpe_flow *f = &t->flows[i];
+
+		if (__atomic_load_n(&f->state, __ATOMIC_ACQUIRE) != MPE_FLOW_ACTIVE)
+			continue;
+		if (m < k) {
+			top[m] = f;
+			sift_up(top, m);
+			m++;
+		} else if (ranks_below(top[0], f)) {
+			top[0] = f;
+			sift_down(top, m, 0);
+		}
+	}
+	/* heap sort: the smallest goes to the end, so the array ends up most bytes first */
+	for (i = m; i > 1; i--) {
+		const struct mpe_flow *tmp = top[0];
+
+		top[0] = top[i - 1];
+		top[i - 1] = tmp;
+		sift_down(top, i - 1, 0);
+	}
+	return (int)m;
+}
+
+void
+mpe_flow_table_stats(const struct mpe_flow_table *t, struct mpe_flow_stats *st)
+{
+	if (t == NULL || st == NULL)
+		return;
+	*st = t->stats;
+}

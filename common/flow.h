@@ -1,0 +1,144 @@
+/* Flow table: one per worker, keyed by the canonical bidirectional 5-tuple (struct mpe_flow_key).
+ * One writer: the owning worker, on its own lcore. Other processes (the primary's telemetry)
+ * only read the flow array and the stats, never the hash, and accept a torn snapshot.
+ * Lives in hugepage memory (memzone "FT_<name>" + an rte_hash named <name>) so a respawned
+ * worker re-attaches by name and the primary can read summaries.
+ *
+ *   +------------------------------+  memzone "FT_<name>", same virtual address everywhere
+ *   | header                       |  written once by the creator; read by everybody
+ *   +------------------------------+
+ *   | owner line: busy, cursor,    |  the owning worker writes; others read
+ *   |   struct mpe_flow_stats      |
+ *   +------------------------------+
+ *   | struct mpe_flow [capacity]   |  indexed by the key position the rte_hash returns;
+ *   |                              |  the owning worker writes; others read
+ *   +------------------------------+
+ *
+ * Multi-process rule (DESIGN fact 2): every rte_hash call here is a *_with_hash variant fed
+ * with mpe_flow_hash() computed by the calling process, so no function pointer stored in the
+ * shared rte_hash is ever called. The rte_hash is created without locks or per-lcore caches.
+ */
+#ifndef MPE_FLOW_H
+#define MPE_FLOW_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "pkt.h"
+
+/* Longest table name: rte_hash names its internal ring "HT_EXT_<name>" in 29 bytes. */
+#define MPE_FLOW_NAME_MAX     20
+#define MPE_FLOW_CAPACITY_MIN 8 /* one rte_hash bucket */
+#define MPE_FLOW_CAPACITY_MAX (1u << 24)
+
+#define MPE_FLOW_TABLE_MAGIC   0x4d5045464c4f5754ULL /* "MPEFLOWT" */
+#define MPE_FLOW_TABLE_VERSION 1
+
+/* Directions of a flow: forward is the direction of its first packet. */
+enum mpe_flow_dir {
+	MPE_FLOW_DIR_FWD = 0,
+	MPE_FLOW_DIR_REV = 1,
+};
+
+enum mpe_flow_state {
+	MPE_FLOW_FREE = 0, /* slot unused (never used, or expired) */
+	MPE_FLOW_ACTIVE,
+};
+
+/* One flow. Written by the owning worker only; plain data, no pointers. */
+struct mpe_flow {
+	struct mpe_flow_key key; /* canonical: lower endpoint in src */
+	uint8_t state;           /* enum mpe_flow_state; set last when a flow is born */
+	uint8_t fwd_from_dst;    /* 1: the first packet went from key.dst to key.src */
+	uint8_t tcp_flags[2];    /* OR of TCP flags seen, per enum mpe_flow_dir */
+	uint32_t hash;           /* mpe_flow_hash(key): what the hash table was given */
+	uint64_t pkts[2];        /* per enum mpe_flow_dir */
+	uint64_t bytes[2];
+	uint64_t first_seen; /* TSC of the first and the last packet */
+	uint64_t last_seen;
+};
+
+/* Counters of one table: the owning worker is the only writer. */
+struct mpe_flow_stats {
+	uint64_t active;     /* flows in the table now */
+	uint64_t inserted;   /* flows created */
+	uint64_t expired;    /* flows removed for idleness */
+	uint64_t table_full; /* packets that found no flow because the table was full */
+	uint64_t lookups;    /* packets looked up */
+	uint64_t scanned;    /* slots visited by mpe_flow_expire() */
+	uint64_t resets;     /* times mpe_flow_table_recover() had to empty the table */
+};
+
+struct rte_hash;
+
+struct mpe_flow_table {
+	/* header: written once by mpe_flow_table_create() */
+	uint64_t magic;
+	uint32_t version;
+	uint32_t flow_size; /* sizeof(struct mpe_flow) in the creator's build */
+	uint32_t capacity;
+	uint32_t pad;
+	uint64_t idle_timeout_tsc; /* 0: flows never expire */
+	struct rte_hash *hash;     /* in hugepage memory; only *_with_hash calls on it */
+	const void *self;          /* the creator's address of this table */
+	char name[MPE_FLOW_NAME_MAX + 1];
+
+	/* owner line: the owning worker writes, others read */
+	volatile uint32_t busy __rte_cache_aligned; /* 1 while the hash is being changed */
+	uint32_t cursor;                            /* next slot mpe_flow_expire() visits */
+	struct mpe_flow_stats stats;
+
+	struct mpe_flow flows[] __rte_cache_aligned;
+};
+
+/* Create table @name (1..MPE_FLOW_NAME_MAX chars) for @capacity flows
+ * (MPE_FLOW_CAPACITY_MIN..MPE_FLOW_CAPACITY_MAX; exactly that many fit) on NUMA @socket
+ * (or SOCKET_ID_ANY). Flows idle longer than @idle_timeout_tsc TSC cycles are removed by
+ * mpe_flow_expire(); 0 disables expiry. Returns NULL and sets rte_errno (EINVAL,
+ * ENAMETOOLONG, EEXIST, ENOMEM) on failure. */
+struct mpe_flow_table *mpe_flow_table_create(const char *name, uint32_t capacity,
+					     uint64_t idle_timeout_tsc, int socket);
+
+/* Find a table made by any process (e.g. a respawned worker re-attaching to its own table).
+ * Returns NULL and sets rte_errno: ENOENT (no such table), EINVAL or ENAMETOOLONG (name),
+ * EINVAL (a table of another layout). A new owner must call mpe_flow_table_recover() before
+ * updating it. */
+struct mpe_flow_table *mpe_flow_table_lookup(const char *name);
+
+/* For a new owner after mpe_flow_table_lookup(): if the previous owner died while changing
+ * the hash, or the hash and the stats disagree, empty the table (flows are lost, counted in
+ * stats.resets). Returns 1 if the table was emptied, 0 if it was kept, -EINVAL. */
+int mpe_flow_table_recover(struct mpe_flow_table *t);
+
+/* Destroy; NULL is accepted. No other process may use the table any more. */
+void mpe_flow_table_free(struct mpe_flow_table *t);
+
+/* Owner's burst: for each of @n packets (wire keys @keys[i], frame lengths @lens[i], TCP flags
+ * @tcp_flags[i] or @tcp_flags NULL) find or create its flow and account the packet in its
+ * direction. @out[i] is the flow, or NULL when the table is full (counted in table_full).
+ * Returns how many packets got a flow, or -EINVAL. @now is a TSC value. */
+int mpe_flow_update_burst(struct mpe_flow_table *t, const struct mpe_flow_key *keys[],
+			  const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n,
+			  uint64_t now, struct mpe_flow *out[]);
+
+/* Owner only: visit the next min(@budget, capacity) slots after the cursor and remove the
+ * flows idle for more than the table's timeout at @now. Returns how many were removed. */
+uint32_t mpe_flow_expire(struct mpe_flow_table *t, uint64_t now, uint32_t budget);
+
+/* The flow of @key (either direction), or NULL. Owner, or any process while the owner does
+ * not change the table. */
+struct mpe_flow *mpe_flow_find(const struct mpe_flow_table *t, const struct mpe_flow_key *key);
+
+/* Direction of a packet with wire key @key within its flow @f. */
+enum mpe_flow_dir mpe_flow_dir(const struct mpe_flow *f, const struct mpe_flow_key *key);
+
+/* The up to @k active flows with most bytes (both directions), most first, into @top.
+ * Returns how many, or -EINVAL. O(capacity log k); any process; approximate while the owner
+ * runs. */
+int mpe_flow_top(const struct mpe_flow_table *t, uint32_t k, const struct mpe_flow *top[]);
+
+/* Copy of the counters (any process). */
+void mpe_flow_table_stats(const struct mpe_flow_table *t, struct mpe_flow_stats *st);
+
+#endif
