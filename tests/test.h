@@ -9,7 +9,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct test_case {
 	const char *name;
@@ -99,5 +101,40 @@ test_summary(void)
 }
 
 #define TEST_DIM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Write all of @len bytes of @text to @fd; a test set-up failure exits with status 2. */
+static inline void
+test_write_all(int fd, const char *text, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+
+		if (n <= 0) {
+			perror("write");
+			exit(2);
+		}
+		done += (size_t)n;
+	}
+}
+
+/* @pattern with every @marker replaced by @path (expected messages name a temporary file). */
+static inline void
+test_expand(const char *pattern, char marker, const char *path, char *out, size_t size)
+{
+	size_t o = 0;
+
+	for (; *pattern != '\0' && o + 1 < size; pattern++) {
+		if (*pattern == marker) {
+			o += (size_t)snprintf(out + o, size - o, "%s", path);
+			if (o >= size)
+				o = size - 1;
+		} else {
+			out[o++] = *pattern;
+		}
+	}
+	out[o] = '\0';
+}
 
 #endif

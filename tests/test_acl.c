@@ -32,22 +32,13 @@ load_rules(const char *text)
 {
 	char path[] = "/tmp/mpe_test_acl_XXXXXX";
 	struct mpe_rules *r;
-	size_t len = strlen(text), done = 0;
 	int fd = mkstemp(path);
 
 	if (fd < 0) {
 		perror("mkstemp");
 		exit(2);
 	}
-	while (done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-
-		if (n <= 0) {
-			perror("write");
-			exit(2);
-		}
-		done += (size_t)n;
-	}
+	test_write_all(fd, text, strlen(text));
 	close(fd);
 	r = mpe_rules_load(path, stdout);
 	unlink(path);

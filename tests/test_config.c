@@ -51,17 +51,7 @@ load_text(const char *text, struct mpe_conf *conf, struct loaded *l)
 
 	make_temp_path(l->path, sizeof(l->path), &fd);
 	if (text != NULL) {
-		size_t len = strlen(text), done = 0;
-
-		while (done < len) {
-			ssize_t n = write(fd, text + done, len - done);
-
-			if (n <= 0) {
-				perror("write");
-				exit(2);
-			}
-			done += (size_t)n;
-		}
+		test_write_all(fd, text, strlen(text));
 	} else {
 		unlink(l->path);
 	}
@@ -79,23 +69,6 @@ load_text(const char *text, struct mpe_conf *conf, struct loaded *l)
 		unlink(l->path);
 }
 
-/* @pattern with every '@' replaced by @path. */
-static void
-expand(const char *pattern, const char *path, char *out, size_t size)
-{
-	size_t o = 0;
-
-	for (; *pattern != '\0' && o + 1 < size; pattern++) {
-		if (*pattern == '@') {
-			o += (size_t)snprintf(out + o, size - o, "%s", path);
-			if (o >= size)
-				o = size - 1;
-		} else {
-			out[o++] = *pattern;
-		}
-	}
-	out[o] = '\0';
-}
 
 static unsigned int
 count_lines(const char *s)
@@ -132,7 +105,7 @@ check_result(const struct loaded *l, int errors, const char *const *expect)
 	for (i = 0; i < MAX_EXPECT && expect[i] != NULL; i++) {
 		char want[512];
 
-		expand(expect[i], l->path, want, sizeof(want));
+		test_expand(expect[i], '@', l->path, want, sizeof(want));
 		CHECK(strstr(out, want) != NULL, "missing \"%s\" in:\n%s", want, out);
 	}
 }

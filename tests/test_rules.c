@@ -27,21 +27,6 @@ struct loaded {
 	size_t err_len;
 };
 
-static void
-write_all(int fd, const char *text, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-
-		if (n <= 0) {
-			perror("write");
-			exit(2);
-		}
-		done += (size_t)n;
-	}
-}
 
 static void
 load_path(struct loaded *l)
@@ -77,7 +62,7 @@ load_bytes(const char *text, size_t len, struct loaded *l)
 		exit(2);
 	}
 	if (text != NULL)
-		write_all(fd, text, len);
+		test_write_all(fd, text, len);
 	else
 		unlink(l->path);
 	close(fd);
@@ -99,23 +84,6 @@ unload(struct loaded *l)
 	free(l->err);
 }
 
-/* @pattern with every '$' replaced by @path. */
-static void
-expand(const char *pattern, const char *path, char *out, size_t size)
-{
-	size_t o = 0;
-
-	for (; *pattern != '\0' && o + 1 < size; pattern++) {
-		if (*pattern == '$') {
-			o += (size_t)snprintf(out + o, size - o, "%s", path);
-			if (o >= size)
-				o = size - 1;
-		} else {
-			out[o++] = *pattern;
-		}
-	}
-	out[o] = '\0';
-}
 
 /* The load failed with EINVAL and printed exactly @expect ('$' for the path). */
 static void
@@ -123,7 +91,7 @@ check_errors(const struct loaded *l, const char *expect)
 {
 	char want[4096];
 
-	expand(expect, l->path, want, sizeof(want));
+	test_expand(expect, '$', l->path, want, sizeof(want));
 	CHECK(l->rules == NULL, "loaded, expected a failure");
 	CHECK(l->err_no == EINVAL, "rte_errno %d, expected EINVAL", l->err_no);
 	CHECK(l->err != NULL && strcmp(l->err, want) == 0, "messages:\n%s\nexpected:\n%s",
@@ -346,7 +314,7 @@ test_missing_file(void)
 	{
 		char want[256];
 
-		expand("$: No such file or directory\n", l.path, want, sizeof(want));
+		test_expand("$: No such file or directory\n", '$', l.path, want, sizeof(want));
 		CHECK(l.err != NULL && strcmp(l.err, want) == 0, "message: %s", l.err);
 	}
 	unload(&l);
@@ -373,7 +341,7 @@ test_null_stream(void)
 
 	if (!CHECK(fd >= 0, "mkstemp"))
 		return;
-	write_all(fd, "@x\n", 3);
+	test_write_all(fd, "@x\n", 3);
 	close(fd);
 	rte_errno = 0;
 	CHECK(mpe_rules_load(path, NULL) == NULL && rte_errno == EINVAL, "rte_errno %d",
