@@ -24,7 +24,7 @@
 
 enum sect { SECT_ENGINE, SECT_PORT, SECT_WORKER };
 
-enum ktype { T_UINT, T_POW2, T_BOOL, T_SHAPE, T_STR, T_MAC, T_STAGES, T_CPU };
+enum ktype { T_UINT, T_POW2, T_BOOL, T_SHAPE, T_STR, T_MAC, T_STAGES, T_CPU, T_DROPPASS };
 
 /* One row per key: where it lives, its type, bounds and default (Redis' static_configs). */
 struct key_def {
@@ -78,6 +78,8 @@ static const struct key_def keys[] = {
 	    "kill a worker whose heartbeat stopped this long (0: never)"),
 	ENG("stats_period_ms", T_UINT, 0, 3600000, 0, stats_period_ms,
 	    "print a line of counters this often (0: never)"),
+	ENG("malformed", T_DROPPASS, 0, 1, 0, malformed_pass,
+	    "what the parse stage does with a malformed frame (counted either way)"),
 	ENG("burn_cycles", T_UINT, 0, 10000000, 1000, burn_cycles,
 	    "TSC cycles the burn stage spends on each packet"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
@@ -334,6 +336,12 @@ parse_value(struct parser *p, const struct key_def *k, void *base, const char *s
 			       value);
 		else
 			store(base, k, v);
+		return;
+	case T_DROPPASS:
+		if (strcmp(value, "drop") == 0 || strcmp(value, "pass") == 0)
+			store(base, k, value[0] == 'p');
+		else
+			report(p, line, k->key, "'%s' is not drop or pass", value);
 		return;
 	case T_STR:
 		if (strlen(value) < k->min || strlen(value) > k->max)
@@ -682,12 +690,12 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		"mbuf_cache = %u\nmbuf_data = %u\nrx_desc = %u\ntx_desc = %u\nio_lcore = %u\n"
 		"backpressure = %s\nready_timeout_ms = %u\ndrain_timeout_ms = %u\nrestart = %s\n"
 		"restart_max = %u\nrestart_window_ms = %u\nrestart_backoff_ms = %u\n"
-		"stall_timeout_ms = %u\nstats_period_ms = %u\nburn_cycles = %u\n",
+		"stall_timeout_ms = %u\nstats_period_ms = %u\nburn_cycles = %u\nmalformed = %s\n",
 		mpe_config_shape_name(c->shape), c->burst, c->ring_size, c->mbufs, c->mbuf_cache,
 		c->mbuf_data, c->rx_desc, c->tx_desc, c->io_lcore, c->backpressure ? "on" : "off",
 		c->ready_timeout_ms, c->drain_timeout_ms, c->restart ? "on" : "off", c->restart_max,
 		c->restart_window_ms, c->restart_backoff_ms, c->stall_timeout_ms,
-		c->stats_period_ms, c->burn_cycles);
+		c->stats_period_ms, c->burn_cycles, c->malformed_pass ? "pass" : "drop");
 	for (i = 0; i < c->nb_ports; i++) {
 		const struct mpe_port_conf *pc = &c->ports[i];
 
@@ -733,6 +741,7 @@ mpe_config_help(FILE *out)
 			break;
 		case T_BOOL: snprintf(range, sizeof(range), "on, off"); break;
 		case T_SHAPE: snprintf(range, sizeof(range), "pipeline, distributor, rss"); break;
+		case T_DROPPASS: snprintf(range, sizeof(range), "drop, pass"); break;
 		case T_STR:
 			snprintf(range, sizeof(range), "text, %" PRIu64 "..%" PRIu64 " chars", k->min,
 				 k->max);
@@ -746,6 +755,8 @@ mpe_config_help(FILE *out)
 			snprintf(def, sizeof(def), "%s", k->def ? "on" : "off");
 		else if (k->type == T_SHAPE)
 			snprintf(def, sizeof(def), "%s", shape_names[k->def]);
+		else if (k->type == T_DROPPASS)
+			snprintf(def, sizeof(def), "%s", k->def ? "pass" : "drop");
 		else if (k->type == T_STAGES)
 			snprintf(def, sizeof(def), "fwd");
 		else if (k->type == T_MAC)

@@ -82,6 +82,7 @@ struct mpe_conf {
 	uint32_t stall_timeout_ms;  /* a worker without heartbeat this long is killed; 0: never */
 	uint32_t stats_period_ms;   /* a stats line this often; 0: never */
 	uint32_t burn_cycles;	    /* TSC cycles the burn stage spends on each packet */
+	uint32_t malformed_pass;    /* 1: the parse stage lets malformed frames go on (counted) */
 	uint16_t nb_ports;
 	uint16_t nb_workers;
 	struct mpe_port_conf ports[MPE_MAX_PORTS];

@@ -25,10 +25,11 @@
 #include <rte_common.h>
 
 #include "config.h"
+#include "decode.h"
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 2
+#define MPE_SHM_LAYOUT_VERSION 3
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -128,6 +129,8 @@ struct mpe_worker_slot {
 	struct mpe_worker_status status; /* worker writes, primary reads */
 	struct mpe_counters cnt;	 /* worker writes, primary reads */
 	struct mpe_counters stage_cnt[MPE_MAX_STAGES]; /* per stage: worker writes */
+	/* frames the parse stage found malformed, by enum mpe_decode_bad: worker writes */
+	uint64_t malformed[MPE_DECODE_BAD_MAX] __rte_cache_aligned;
 	struct mpe_worker_hand hand; /* worker writes; primary reads after the worker died */
 };
 

@@ -11,6 +11,7 @@
 #include <rte_pause.h>
 #include <rte_mbuf.h>
 
+#include "decode.h"
 #include "pkt.h"
 #include "stage.h"
 
@@ -68,6 +69,39 @@ burn_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/* Decodes L2 to L4 into the mbuf (packet type, header lengths) and the metadata (symmetric
+ * flow hash). A malformed frame is counted by reason and, unless the configuration says
+ * malformed = pass, dropped: moved behind the survivors for the worker loop to free. */
+static uint16_t
+parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *dropped[MPE_MAX_BURST];
+	const int pass = ctx->conf->malformed_pass;
+	uint16_t i, kept = 0, nd = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct mpe_decoded d;
+		int rc = mpe_decode(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m), &d);
+
+		m->packet_type = d.ptype;
+		m->l2_len = d.l2_len;
+		m->l3_len = d.l3_len;
+		m->l4_len = d.l4_len;
+		mpe_meta(m, ctx->meta_offset)->flow_hash = mpe_flow_hash(&d.key);
+		if (unlikely(rc < 0)) {
+			ctx->malformed[d.bad]++;
+			if (!pass) {
+				dropped[nd++] = m;
+				continue;
+			}
+		}
+		pkts[kept++] = m;
+	}
+	memcpy(pkts + kept, dropped, nd * sizeof(pkts[0]));
+	return kept;
+}
+
 static const struct mpe_stage_ops stages[] = {
 	{
 		.name = "fwd",
@@ -78,6 +112,11 @@ static const struct mpe_stage_ops stages[] = {
 		.name = "flowhash",
 		.help = "compute the symmetric flow hash of each packet",
 		.burst = flowhash_burst,
+	},
+	{
+		.name = "parse",
+		.help = "decode L2 to L4; count malformed frames by reason and drop them (or pass)",
+		.burst = parse_burst,
 	},
 	{
 		.name = "burn",

@@ -31,6 +31,7 @@ struct mpe_stage_ctx {
 	int meta_offset;
 	uint16_t port_ids[MPE_MAX_PORTS]; /* ethdev port id of each configured port */
 	struct rte_ether_addr port_mac[MPE_MAX_PORTS];
+	uint64_t *malformed; /* the worker's counters by enum mpe_decode_bad (shared memory) */
 	void *priv; /* the stage's own state, made by init in the running process */
 };
 

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "decode.h"
 #include "stage.h"
 #include "stats.h"
 
@@ -99,6 +100,22 @@ mpe_stats_line(const struct mpe_shared *shm, char *buf, size_t size)
 	}
 }
 
+static void
+print_malformed(FILE *out, const struct mpe_worker_slot *slot)
+{
+	unsigned int r, any = 0;
+
+	for (r = 0; r < MPE_DECODE_BAD_MAX; r++) {
+		if (slot->malformed[r] == 0)
+			continue;
+		fprintf(out, "%s %s %" PRIu64, any ? "" : "    malformed:", mpe_decode_bad_name(r),
+			slot->malformed[r]);
+		any = 1;
+	}
+	if (any)
+		fputc('\n', out);
+}
+
 void
 mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 {
@@ -133,6 +150,7 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 				"%.1f ms, last end: %s\n", slot->ctl.restarts,
 				slot->ctl.dead ? " (down for good)" : "", slot->ctl.lost,
 				slot->ctl.last_recover_us / 1000.0, slot->ctl.last_cause);
+		print_malformed(out, slot);
 		for (s = 0; s < conf->workers[i].nb_stages; s++) {
 			const struct mpe_counters *sc = &slot->stage_cnt[s];
 

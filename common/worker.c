@@ -110,6 +110,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		ctx->shm = shm;
 		ctx->conf = conf;
 		ctx->cnt = &w->slot->stage_cnt[i];
+		ctx->malformed = w->slot->malformed;
 		ctx->meta_offset = shm->meta_offset;
 		mpe_worker_port_tables(shm, ctx);
 		if (w->ops[i]->init != NULL) {

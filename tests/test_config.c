@@ -535,6 +535,18 @@ check_every_key(const struct mpe_conf *c)
 	"stages = flowhash,fwd\n"    /* 30 */
 
 static void
+check_malformed_pass(const struct mpe_conf *c)
+{
+	CHECK(c->malformed_pass == 1, "malformed_pass %u", c->malformed_pass);
+}
+
+static void
+check_malformed_drop(const struct mpe_conf *c)
+{
+	CHECK(c->malformed_pass == 0, "malformed_pass %u", c->malformed_pass);
+}
+
+static void
 check_mac_lower(const struct mpe_conf *c)
 {
 	static const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 0x01};
@@ -705,6 +717,11 @@ static const struct cfg_case cases[] = {
 	 {"@:5: stages: "}, NULL},
 	{"sign after the hex prefix (burst = 0x+20)", "[engine]\nburst = 0x+20\n" P0 W0, 1,
 	 {"@:2: burst: '0x+20' is not a whole number"}, NULL},
+	{"malformed = pass is stored", "[engine]\nmalformed = pass\n" P0 W0, 0, {NULL},
+	 check_malformed_pass},
+	{"malformed defaults to drop", P0 W0, 0, {NULL}, check_malformed_drop},
+	{"malformed neither drop nor pass", "[engine]\nmalformed = maybe\n" P0 W0, 1,
+	 {"@:2: malformed: 'maybe' is not drop or pass"}, NULL},
 	{"ring_size not a power of 2 (100)", "[engine]\nring_size = 100\n" P0 W0, 1,
 	 {"@:2: ring_size: 100 is not a power of 2"}, NULL},
 	{"ring_size not a power of 2 (0x41)", "[engine]\nring_size = 0x41\n" P0 W0, 1,

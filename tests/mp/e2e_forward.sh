@@ -40,10 +40,13 @@ cfg=$TMP/engine.ini
 		echo
 		echo "[worker $w]"
 		echo "lcore = $((w + 2))"
-		if [ "$SHAPE" = pipeline ] && [ "$w" -lt $((WORKERS - 1)) ]; then
-			echo "stages = flowhash"
-		else
+		# a pipeline's last worker forwards; before it: parse first, then flowhash
+		if [ "$SHAPE" != pipeline ] || [ "$w" = $((WORKERS - 1)) ]; then
 			echo "stages = fwd"
+		elif [ "$w" = 0 ] && [ "$WORKERS" -gt 2 ]; then
+			echo "stages = parse"
+		else
+			echo "stages = flowhash"
 		fi
 	done
 } > "$cfg"
