@@ -24,6 +24,7 @@
 #include "rules.h"
 #include "runtime.h"
 #include "test.h"
+#include "test_eal.h"
 
 /* ---- helpers ---- */
 
@@ -754,25 +755,14 @@ main(int argc, char **argv)
 		{"1000 random rules, 10000 keys: rte_acl agrees with a linear matcher",
 		 test_random_vs_reference},
 	};
-	char prefix[64], rundir[4096];
-	/* --in-memory is refused together with --no-huge (which implies legacy memory);
-	 * --no-shconf keeps the run from leaving a config file behind instead */
-	char *eal_argv[] = {argv[0], "--no-huge", "--no-pci", "-m", "64", "--no-shconf",
-			    "--no-telemetry", "--log-level=lib.eal:error", prefix,
-			    "--lcores=0@0"};
 	int rc;
 
 	(void)argc;
-	snprintf(prefix, sizeof(prefix), "--file-prefix=mpe_test_acl_%d", (int)getpid());
-	if (rte_eal_init((int)TEST_DIM(eal_argv), eal_argv) < 0) {
-		printf("not ok - EAL init: %s\n", rte_strerror(rte_errno));
+	if (test_eal_init(argv[0], "acl") < 0)
 		return 1;
-	}
 	run_acl_cases();
 	test_run_cases(cases, TEST_DIM(cases));
 	rc = test_summary();
-	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	mpe_runtime_remove_dir(rundir); /* the EAL leaves its (empty) runtime directory */
+	test_eal_fini();
 	return rc;
 }

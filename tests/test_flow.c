@@ -20,6 +20,7 @@
 #include "flow.h"
 #include "runtime.h"
 #include "test.h"
+#include "test_eal.h"
 
 #define TCP_SYN RTE_TCP_SYN_FLAG
 #define TCP_ACK RTE_TCP_ACK_FLAG
@@ -712,26 +713,14 @@ static const struct test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	char prefix[64], rundir[PATH_MAX];
-	/* --in-memory is refused together with --no-huge (it implies legacy memory);
-	 * --no-shconf keeps the run from leaving a config file behind instead */
-	char *eal_argv[] = {argv[0], "--no-huge",   "--no-pci",       "-m",
-			    "128",   "--no-shconf", "--no-telemetry", "--log-level=lib.eal:error",
-			    prefix,  "--lcores=0@0"};
 	int rc;
 
 	(void)argc;
-	snprintf(prefix, sizeof(prefix), "--file-prefix=mpe_test_flow_%d", (int)getpid());
-	rc = rte_eal_init((int)TEST_DIM(eal_argv), eal_argv);
-	if (rc < 0) {
-		printf("not ok - EAL init: %s\n", rte_strerror(rte_errno));
+	if (test_eal_init(argv[0], "flow") < 0)
 		return 1;
-	}
 	test_run_cases(cases, TEST_DIM(cases));
 	run_bidir_cases();
 	rc = test_summary();
-	snprintf(rundir, sizeof(rundir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	mpe_runtime_remove_dir(rundir); /* the EAL leaves its (empty) runtime directory */
+	test_eal_fini();
 	return rc;
 }
