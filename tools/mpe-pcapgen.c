@@ -74,6 +74,7 @@ struct config {
 	uint64_t seed;
 	uint8_t src_mac[6];
 	uint8_t dst_mac[6];
+	uint64_t malformed; /* malformed frames spread among the good ones */
 };
 
 /* splitmix64: small, fast, and good enough for traffic shapes. */
@@ -159,6 +160,8 @@ usage(FILE *f)
 		"                       (first is the outer 0x88a8 tag, second the inner 0x8100)\n"
 		"      --bidir          odd per-flow sequence numbers travel the reverse way\n"
 		"      --seed S         PRNG seed (default 1)\n"
+		"      --malformed M    also write M malformed frames, spread evenly; the good\n"
+		"                       frames are the same as without this option\n"
 		"      --src-mac MAC    source MAC (default 02:00:00:00:00:01)\n"
 		"      --dst-mac MAC    destination MAC (default 02:00:00:00:00:02)\n"
 		"  -h, --help           this text\n"
@@ -177,6 +180,7 @@ enum {
 	OPT_VLAN,
 	OPT_BIDIR,
 	OPT_SEED,
+	OPT_MALFORMED,
 	OPT_SRC_MAC,
 	OPT_DST_MAC,
 };
@@ -191,6 +195,7 @@ static const struct option long_opts[] = {
 	{"vlan", required_argument, NULL, OPT_VLAN},
 	{"bidir", no_argument, NULL, OPT_BIDIR},
 	{"seed", required_argument, NULL, OPT_SEED},
+	{"malformed", required_argument, NULL, OPT_MALFORMED},
 	{"src-mac", required_argument, NULL, OPT_SRC_MAC},
 	{"dst-mac", required_argument, NULL, OPT_DST_MAC},
 	{"help", no_argument, NULL, 'h'},
@@ -261,6 +266,10 @@ parse_args(int argc, char **argv, struct config *cfg)
 			break;
 		case OPT_BIDIR:
 			cfg->bidir = true;
+			break;
+		case OPT_MALFORMED:
+			if (parse_number("--malformed", optarg, 0, MAX_PACKETS, &cfg->malformed) < 0)
+				return -1;
 			break;
 		case OPT_SEED:
 			if (parse_number("--seed", optarg, 0, UINT64_MAX, &cfg->seed) < 0)
@@ -598,13 +607,46 @@ build_frame(uint8_t *frame, const struct config *cfg, struct flow *fl, uint32_t 
 	return len;
 }
 
+/* Malformed frames, one kind after the other, from a fixed IPv4/TCP template (10.255.255.1:9
+ * -> 10.255.255.2:9) so that they never touch the good frames' random stream. The kinds are
+ * what mpe's parse stage calls ipv4_ihl, ipv4_total_len, tcp_doff and short_ipv4. */
+#define MALFORMED_KINDS 4
+
+static uint32_t
+build_malformed(uint8_t *f, uint64_t k)
+{
+	static const uint8_t addrs[8] = {10, 255, 255, 1, 10, 255, 255, 2};
+	uint8_t *ip = f + ETH_HLEN, *th = ip + IPV4_HLEN;
+	uint32_t len = ETH_HLEN + IPV4_HLEN + TCP_HLEN + 6; /* 60 bytes */
+
+	memset(f, 0, len);
+	memcpy(f, "\x02\0\0\0\0\x02\x02\0\0\0\0\x01", 12);
+	put16(f + 12, MPE_ETHER_TYPE_IPV4);
+	ip[0] = 0x45;
+	put16(ip + 2, IPV4_HLEN + TCP_HLEN + 6);
+	put16(ip + 4, (uint16_t)k);
+	ip[8] = 64;
+	ip[9] = IPPROTO_TCP;
+	memcpy(ip + 12, addrs, 8);
+	put16(th, 9);
+	put16(th + 2, 9);
+	th[12] = 5 << 4;
+	switch (k % MALFORMED_KINDS) {
+	case 0: ip[0] = 0x44; break;			/* IHL 4 */
+	case 1: put16(ip + 2, 1500); break;		/* total length beyond the frame */
+	case 2: th[12] = 3 << 4; break;			/* TCP data offset 3 */
+	default: len = ETH_HLEN + 10; break;		/* IPv4 header cut off */
+	}
+	return len;
+}
+
 static int
 generate(const struct config *cfg, const char *out_name)
 {
 	uint8_t frame[MAX_FRAME + MAX_HDRS];
 	struct flow *flows;
 	uint64_t rng = cfg->seed;
-	uint64_t i, nv6 = 0, nudp = 0;
+	uint64_t i, nv6 = 0, nudp = 0, bad = 0;
 	pcap_t *pd;
 	pcap_dumper_t *dump;
 	FILE *out;
@@ -640,6 +682,12 @@ generate(const struct config *cfg, const char *out_name)
 		ph.ts.tv_sec = (time_t)(TS_BASE_SEC + i / 1000000);
 		ph.ts.tv_usec = (suseconds_t)(i % 1000000);
 		pcap_dump((u_char *)dump, &ph, frame);
+		/* malformed frame k follows good frame (k + 1) * packets / (malformed + 1) - 1 */
+		while (bad < cfg->malformed &&
+		       i + 1 >= (bad + 1) * cfg->packets / (cfg->malformed + 1)) {
+			ph.caplen = ph.len = build_malformed(frame, bad++);
+			pcap_dump((u_char *)dump, &ph, frame);
+		}
 		if (ferror(out)) {
 			fprintf(stderr, PROG ": write error on %s after %" PRIu64 " packets: %s\n",
 				out_name, i, strerror(errno));
@@ -661,6 +709,9 @@ generate(const struct config *cfg, const char *out_name)
 		" ipv6, %" PRIu64 " tcp, %" PRIu64 " udp) to %s\n",
 		cfg->packets, cfg->flows, cfg->flows - nv6, nv6, cfg->flows - nudp, nudp,
 		out_name);
+	if (bad > 0)
+		fprintf(strcmp(cfg->output, "-") == 0 ? stderr : stdout,
+			"and %" PRIu64 " malformed frames\n", bad);
 	ret = EXIT_SUCCESS;
 out_dump:
 	pcap_dump_close(dump);

@@ -2,10 +2,12 @@
 # Forwarding end to end on two net_pcap ports, both directions:
 #   in0.pcap -> port 0 -> workers -> port 1 -> out1.pcap
 #   in1.pcap -> port 1 -> workers -> port 0 -> out0.pcap
-# Usage: e2e_forward.sh SHAPE WORKERS [lossless|lossy|mac]
+# Usage: e2e_forward.sh SHAPE WORKERS [lossless|lossy|mac|malformed]
 #   lossless: backpressure on; every packet must come out, per-flow order kept
 #   lossy:    tiny rings, no backpressure; what does not come out is counted as dropped
 #   mac:      lossless, and port 1 rewrites the destination MAC
+#   malformed: lossless, port 0's capture also holds malformed frames, which the parse stage
+#             (pipeline of 3: worker 0) must drop and count by reason
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=$1
@@ -51,7 +53,13 @@ cfg=$TMP/engine.ini
 	done
 } > "$cfg"
 
+BAD=40 # malformed frames: 10 of each kind mpe-pcapgen makes
 "$PCAPGEN" -o "$TMP/in0.pcap" -n "$PACKETS" -f "$FLOWS" --bidir --seed 7 > /dev/null
+if [ "$VARIANT" = malformed ]; then
+	mv "$TMP/in0.pcap" "$TMP/in0-good.pcap"
+	"$PCAPGEN" -o "$TMP/in0.pcap" -n "$PACKETS" -f "$FLOWS" --bidir --seed 7 --malformed "$BAD" \
+		> /dev/null
+fi
 "$PCAPGEN" -o "$TMP/in1.pcap" -n $((PACKETS / 10)) -f $((FLOWS / 10 + 1)) --vlan 10 --seed 8 \
 	> /dev/null
 n0=$(pcap_count "$TMP/in0.pcap")
@@ -80,6 +88,17 @@ check "the captures hold what the engine says it sent ($o0 + $o1 = $out)" \
 	[ $((o0 + o1)) = "${out:-x}" ]
 
 case $VARIANT in
+malformed)
+	check "the $BAD malformed frames, and nothing else, were dropped by the parse stage" \
+		cond '[ "$dropped" = "$BAD" ] && grep -q "^total:.* verdict $BAD " "$log"'
+	check "each counted under its reason" \
+		grep -q "^    malformed: short_ipv4 10 ipv4_ihl 10 ipv4_total_len 10 tcp_doff 10$" "$log"
+	if "$PCAPCMP" "$TMP/in0-good.pcap" "$TMP/out1.pcap" > "$TMP/cmp1" 2>&1; then
+		ok "port 0 -> port 1: exactly the good packets, per-flow order kept"
+	else
+		not_ok "port 0 -> port 1 differs"; cat "$TMP/cmp1"
+	fi
+	;;
 lossless|mac)
 	check "nothing dropped" [ "$dropped" = 0 ]
 	cmpargs=()
