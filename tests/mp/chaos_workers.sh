@@ -21,14 +21,7 @@ restart_backoff_ms = 20
 stall_timeout_ms = 300
 burn_cycles = 20000
 
-[port 0]
-device = net_pcap0
-peer = 1
-
-[port 1]
-device = net_null1
-rx = off
-
+$LOOP_PORTS
 [worker 0]
 lcore = 2
 stages = burn,fwd
@@ -39,8 +32,9 @@ stages = burn,fwd
 EOF2
 "$PCAPGEN" -o "$TMP/in.pcap" -n 2000 -f 200 --bidir --seed 5 > /dev/null
 log=$TMP/primary.log
+loop_vdevs "$TMP/in.pcap"
 start_primary "$log" --lcores "$LCORES" \
-	--vdev "net_pcap0,rx_pcap=$TMP/in.pcap,infinite_rx=1" --vdev net_null1 -- -c "$cfg"
+	"${LOOP_VDEVS[@]}" -- -c "$cfg"
 check "engine runs with a looping capture ($MODEL build)" wait_for "$log" "running:" 30
 
 if [ "$MODEL" = thread ]; then

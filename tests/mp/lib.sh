@@ -152,6 +152,20 @@ assert_clean() {
 	if [ -z "$left" ]; then ok "$what"; else not_ok "$what: $left"; fi
 }
 
+# An engine fed forever: port 0 replays a capture in a loop, port 1 is a sink that is never
+# polled. LOOP_PORTS goes into the configuration, loop_vdevs CAPTURE onto the EAL line.
+LOOP_PORTS='[port 0]
+device = net_pcap0
+peer = 1
+
+[port 1]
+device = net_null1
+rx = off
+'
+loop_vdevs() {
+	LOOP_VDEVS=(--vdev "net_pcap0,rx_pcap=$1,infinite_rx=1" --vdev net_null1)
+}
+
 # pcap_count FILE: packets in a capture
 pcap_count() {
 	"$PCAPCMP" "$1" "$1" | sed -n 's/^packets: expected=\([0-9]*\).*/\1/p'

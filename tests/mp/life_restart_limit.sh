@@ -14,14 +14,7 @@ restart_max = 2
 restart_window_ms = 60000
 restart_backoff_ms = 10
 
-[port 0]
-device = net_pcap0
-peer = 1
-
-[port 1]
-device = net_null1
-rx = off
-
+$LOOP_PORTS
 [worker 0]
 lcore = 2
 
@@ -30,8 +23,9 @@ lcore = 3
 EOF2
 "$PCAPGEN" -o "$TMP/in.pcap" -n 2000 -f 200 --seed 12 > /dev/null
 log=$TMP/primary.log
+loop_vdevs "$TMP/in.pcap"
 start_primary "$log" --lcores "$LCORES" \
-	--vdev "net_pcap0,rx_pcap=$TMP/in.pcap,infinite_rx=1" --vdev net_null1 -- -c "$cfg"
+	"${LOOP_VDEVS[@]}" -- -c "$cfg"
 check "engine runs" wait_for "$log" "running:" 30
 
 worker0() { sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1; }

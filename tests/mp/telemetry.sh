@@ -23,14 +23,7 @@ backpressure = off
 stats_period_ms = 0
 stall_timeout_ms = 2000
 
-[port 0]
-device = net_pcap0
-peer = 1
-
-[port 1]
-device = net_null1
-rx = off
-
+$LOOP_PORTS
 [worker 0]
 lcore = 2
 stages = fwd
@@ -87,8 +80,9 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 "$PCAPGEN" -o "$TMP/in.pcap" -n 2000 -f 200 --bidir --seed 11 > /dev/null
 log=$TMP/primary.log
+loop_vdevs "$TMP/in.pcap"
 start_primary "$log" --lcores "$LCORES" \
-	--vdev "net_pcap0,rx_pcap=$TMP/in.pcap,infinite_rx=1" --vdev net_null1 -- -c "$cfg"
+	"${LOOP_VDEVS[@]}" -- -c "$cfg"
 if ! wait_for "$log" "running:" 30; then
 	not_ok "engine runs with a looping capture ($MODEL build)"
 	finish

@@ -256,18 +256,6 @@ pool_loop(const struct job *j)
 	return rc;
 }
 
-static double
-cpu_seconds(void)
-{
-	struct rusage s, c;
-
-	getrusage(RUSAGE_SELF, &s);
-	getrusage(RUSAGE_CHILDREN, &c);
-	return s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec + c.ru_stime.tv_sec +
-	       (s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec + c.ru_stime.tv_usec) /
-		       1e6;
-}
-
 static int
 run_server(void *arg, int wfd)
 {
@@ -291,7 +279,7 @@ run_server(void *arg, int wfd)
 		res.err = dispatch_loop(j);
 	}
 	res.served = *served;
-	res.cpu_s = cpu_seconds();
+	res.cpu_s = self_cpu_s();
 	return write_full(wfd, &res, sizeof(res));
 }
 
