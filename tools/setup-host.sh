@@ -4,8 +4,9 @@
 # Environment: MPE_HUGEPAGES (2 MiB pages to have reserved, default 1024).
 set -euo pipefail
 
-PACKAGES=(build-essential meson ninja-build pkg-config python3 libdpdk-dev dpdk
-	libpcap-dev libbsd-dev tcpdump tcpreplay iproute2)
+PACKAGES=(build-essential meson ninja-build pkg-config python3 libdpdk-dev dpdk dpdk-dev
+	dpdk-doc libpcap-dev libbsd-dev tcpdump tcpreplay iproute2 clang libclang-rt-14-dev
+	gnuplot-nox)
 PAGES=${MPE_HUGEPAGES:-1024}
 
 if [ "$(id -u)" != 0 ]; then
