@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "parse.h"
+#include "rules.h"
 #include "stage.h"
 
 /* rte_cfgfile reads lines into CFG_NAME_LEN + CFG_VALUE_LEN + 4 bytes: stay inside that */
@@ -24,7 +25,18 @@
 
 enum sect { SECT_ENGINE, SECT_PORT, SECT_WORKER };
 
-enum ktype { T_UINT, T_POW2, T_BOOL, T_SHAPE, T_STR, T_MAC, T_STAGES, T_CPU, T_DROPPASS };
+enum ktype {
+	T_UINT,
+	T_POW2,
+	T_BOOL,
+	T_SHAPE,
+	T_STR,
+	T_MAC,
+	T_STAGES,
+	T_CPU,
+	T_DROPPASS,
+	T_ALLOWDROP,
+};
 
 /* One row per key: where it lives, its type, bounds and default (Redis' static_configs). */
 struct key_def {
@@ -82,6 +94,18 @@ static const struct key_def keys[] = {
 	    "what the parse stage does with a malformed frame (counted either way)"),
 	ENG("burn_cycles", T_UINT, 0, 10000000, 1000, burn_cycles,
 	    "TSC cycles the burn stage spends on each packet"),
+	ENG("rules", T_STR, 1, MPE_PATH_LEN - 1, 0, rules,
+	    "rules file of the acl stage (relative to this file's directory)"),
+	ENG("default_action", T_ALLOWDROP, 0, 1, 0, default_drop,
+	    "what the acl stage does with a packet no rule matches"),
+	ENG("flow_capacity", T_UINT, 8, 1u << 24, MPE_DEF_FLOW_CAPACITY, flow_capacity,
+	    "flows in each worker's flow table"),
+	ENG("flow_timeout_ms", T_UINT, 0, 86400000, MPE_DEF_FLOW_TIMEOUT_MS, flow_timeout_ms,
+	    "a flow idle this long leaves the table (0: never)"),
+	ENG("flow_full", T_DROPPASS, 0, 1, 1, flow_full_pass,
+	    "what the flow stage does with a packet of a new flow when the table is full"),
+	ENG("mirror_port", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, mirror_port,
+	    "port that gets a copy of every packet a mirror rule matches"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
 	PRT("peer", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, peer, 0,
 	    "port that transmits what this port receives"),
@@ -342,6 +366,12 @@ parse_value(struct parser *p, const struct key_def *k, void *base, const char *s
 			store(base, k, value[0] == 'p');
 		else
 			report(p, line, k->key, "'%s' is not drop or pass", value);
+		return;
+	case T_ALLOWDROP:
+		if (strcmp(value, "allow") == 0 || strcmp(value, "drop") == 0)
+			store(base, k, value[0] == 'd');
+		else
+			report(p, line, k->key, "'%s' is not allow or drop", value);
 		return;
 	case T_STR:
 		if (strlen(value) < k->min || strlen(value) > k->max)
@@ -623,6 +653,88 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 		       "%" PRIu64 " needed", c->mbufs, need);
 }
 
+/* The rules file, relative to the configuration file's directory unless absolute. */
+static int
+resolve_rules(struct parser *p, struct mpe_conf *c, int line)
+{
+	const char *slash = strrchr(c->path, '/');
+	char buf[MPE_PATH_LEN];
+	int n;
+
+	if (c->rules[0] == '/' || slash == NULL)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "%.*s/%s", (int)(slash - c->path), c->path, c->rules);
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		report(p, line, "rules", "path too long once joined to %.*s", (int)(slash - c->path),
+		       c->path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(c->rules, buf, (size_t)n + 1);
+	return 0;
+}
+
+/* The inspection stages: what each needs before it, the rules file and its actions. */
+static void
+validate_inspection(struct parser *p, struct mpe_conf *c)
+{
+	int parse = mpe_stage_find("parse", 5), acl = mpe_stage_find("acl", 3);
+	int flow = mpe_stage_find("flow", 4);
+	unsigned int i, j, nw, mirrors = 0;
+	int parsed = 0, uses_acl = 0, line = loc_line(p, "engine", "rules");
+	struct mpe_rules *r;
+
+	/* the stages a packet meets, in order: in a pipeline one worker after the other */
+	nw = c->shape == MPE_SHAPE_PIPELINE ? c->nb_workers : RTE_MIN(c->nb_workers, 1u);
+	for (i = 0; i < nw; i++) {
+		const struct mpe_worker_conf *w = &c->workers[i];
+		char sect[16];
+
+		snprintf(sect, sizeof(sect), "worker %u", i);
+		for (j = 0; j < w->nb_stages; j++) {
+			int st = w->stages[j];
+
+			if (st == parse)
+				parsed = 1;
+			else if ((st == acl || st == flow) && !parsed)
+				report(p, loc_line(p, sect, "stages"), "stages",
+				       "%s needs the parse stage before it%s",
+				       st == acl ? "acl" : "flow",
+				       c->shape == MPE_SHAPE_PIPELINE ? " (here or in an earlier "
+				       "worker)" : "");
+			uses_acl |= st == acl;
+		}
+	}
+	if (c->mirror_port != MPE_PORT_NONE && c->mirror_port >= c->nb_ports)
+		report(p, loc_line(p, "engine", "mirror_port"), "mirror_port",
+		       "port %u is not configured", c->mirror_port);
+	else if (c->mirror_port != MPE_PORT_NONE)
+		for (i = 0; i < c->nb_ports; i++)
+			if (c->ports[i].rx && c->ports[i].peer == c->mirror_port)
+				report(p, loc_line(p, "engine", "mirror_port"), "mirror_port",
+				       "port %u is the peer of port %u: a mirror port carries "
+				       "copies only (give port %u another peer)", c->mirror_port,
+				       i, i);
+	if (c->rules[0] == '\0') {
+		if (uses_acl)
+			report(p, loc_line(p, "engine", ""), "rules",
+			       "the acl stage needs a rules file: set rules in [engine]");
+		return;
+	}
+	if (resolve_rules(p, c, line) < 0)
+		return;
+	r = mpe_rules_load(c->rules, p->err);
+	if (r == NULL) { /* each problem already reported as "rules-file[:line]: reason" */
+		p->errors++;
+		return;
+	}
+	for (i = 0; i < mpe_rules_count(r); i++)
+		mirrors += mpe_rules_get(r, i)->action == MPE_RULE_MIRROR;
+	if (mirrors > 0 && c->mirror_port == MPE_PORT_NONE)
+		report(p, line, "rules", "%s has %u mirror rules but mirror_port is not set",
+		       c->rules, mirrors);
+	mpe_rules_free(r);
+}
+
 int
 mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 {
@@ -675,6 +787,7 @@ mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 	free(names);
 	rte_cfgfile_close(cfg);
 	validate(p, conf, seen_port, seen_worker);
+	validate_inspection(p, conf);
 out:
 	rc = p->errors;
 	free(p);
@@ -696,6 +809,13 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		c->ready_timeout_ms, c->drain_timeout_ms, c->restart ? "on" : "off", c->restart_max,
 		c->restart_window_ms, c->restart_backoff_ms, c->stall_timeout_ms,
 		c->stats_period_ms, c->burn_cycles, c->malformed_pass ? "pass" : "drop");
+	if (c->rules[0] != '\0')
+		fprintf(out, "rules = %s\n", c->rules);
+	fprintf(out, "default_action = %s\nflow_capacity = %u\nflow_timeout_ms = %u\n"
+		"flow_full = %s\n", c->default_drop ? "drop" : "allow", c->flow_capacity,
+		c->flow_timeout_ms, c->flow_full_pass ? "pass" : "drop");
+	if (c->mirror_port != MPE_PORT_NONE)
+		fprintf(out, "mirror_port = %u\n", c->mirror_port);
 	for (i = 0; i < c->nb_ports; i++) {
 		const struct mpe_port_conf *pc = &c->ports[i];
 
@@ -742,6 +862,7 @@ mpe_config_help(FILE *out)
 		case T_BOOL: snprintf(range, sizeof(range), "on, off"); break;
 		case T_SHAPE: snprintf(range, sizeof(range), "pipeline, distributor, rss"); break;
 		case T_DROPPASS: snprintf(range, sizeof(range), "drop, pass"); break;
+		case T_ALLOWDROP: snprintf(range, sizeof(range), "allow, drop"); break;
 		case T_STR:
 			snprintf(range, sizeof(range), "text, %" PRIu64 "..%" PRIu64 " chars", k->min,
 				 k->max);
@@ -757,6 +878,12 @@ mpe_config_help(FILE *out)
 			snprintf(def, sizeof(def), "%s", shape_names[k->def]);
 		else if (k->type == T_DROPPASS)
 			snprintf(def, sizeof(def), "%s", k->def ? "pass" : "drop");
+		else if (k->type == T_ALLOWDROP)
+			snprintf(def, sizeof(def), "%s", k->def ? "drop" : "allow");
+		else if (k->type == T_STR)
+			snprintf(def, sizeof(def), "none");
+		else if (strcmp(k->key, "mirror_port") == 0)
+			snprintf(def, sizeof(def), "none");
 		else if (k->type == T_STAGES)
 			snprintf(def, sizeof(def), "fwd");
 		else if (k->type == T_MAC)

@@ -32,6 +32,9 @@
 #define MPE_DEF_RESTART_MAX 10
 #define MPE_DEF_RESTART_WINDOW_MS 60000
 #define MPE_DEF_RESTART_BACKOFF_MS 50
+#define MPE_DEF_FLOW_CAPACITY 65536
+#define MPE_DEF_FLOW_TIMEOUT_MS 30000
+#define MPE_PATH_LEN 256
 
 enum mpe_shape {
 	MPE_SHAPE_PIPELINE,    /* io rx -> w0 -> w1 -> ... -> io tx */
@@ -83,6 +86,12 @@ struct mpe_conf {
 	uint32_t stats_period_ms;   /* a stats line this often; 0: never */
 	uint32_t burn_cycles;	    /* TSC cycles the burn stage spends on each packet */
 	uint32_t malformed_pass;    /* 1: the parse stage lets malformed frames go on (counted) */
+	char rules[MPE_PATH_LEN];   /* rules file of the acl stage ("": none), as resolved */
+	uint32_t default_drop;	    /* 1: a packet no rule matches is dropped */
+	uint32_t flow_capacity;	    /* flows per worker's table */
+	uint32_t flow_timeout_ms;   /* idle flows expire after this; 0: never */
+	uint32_t flow_full_pass;    /* 1: a packet that finds the flow table full goes on */
+	uint16_t mirror_port;	    /* MPE_PORT_NONE, or where copies of mirror rules' hits go */
 	uint16_t nb_ports;
 	uint16_t nb_workers;
 	struct mpe_port_conf ports[MPE_MAX_PORTS];

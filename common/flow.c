@@ -219,6 +219,7 @@ flow_init(struct mpe_flow *f, const struct mpe_flow_key *canon, uint32_t hash, u
 	f->bytes[1] = 0;
 	f->first_seen = now;
 	f->last_seen = now;
+	f->acl_gen = 0;
 	/* readers in other processes trust the fields once they see the state */
 	__atomic_store_n(&f->state, MPE_FLOW_ACTIVE, __ATOMIC_RELEASE);
 }

@@ -33,7 +33,7 @@
 #define MPE_FLOW_CAPACITY_MAX (1u << 24)
 
 #define MPE_FLOW_TABLE_MAGIC   0x4d5045464c4f5754ULL /* "MPEFLOWT" */
-#define MPE_FLOW_TABLE_VERSION 1
+#define MPE_FLOW_TABLE_VERSION 2
 
 /* Directions of a flow: forward is the direction of its first packet. */
 enum mpe_flow_dir {
@@ -57,6 +57,10 @@ struct mpe_flow {
 	uint64_t bytes[2];
 	uint64_t first_seen; /* TSC of the first and the last packet */
 	uint64_t last_seen;
+	/* Verdict cache of the acl stage on the same worker: acl_rule[dir] is the classify
+	 * result + 1 (0: not known) under rule set generation acl_gen (0: none). */
+	uint32_t acl_gen;
+	uint32_t acl_rule[2];
 };
 
 /* Counters of one table: the owning worker is the only writer. */

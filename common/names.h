@@ -8,6 +8,9 @@
 
 #define MPE_NAME_SHM "mpe_shared"
 #define MPE_NAME_POOL "mpe_mbufs"
+#define MPE_NAME_QSBR "mpe_qsbr"
+/* Flow table of worker N (common/flow.h): "mpe_flow_w<N>" */
+#define MPE_NAME_FLOW_FMT "mpe_flow_w%u"
 
 /* Ends of a ring: the primary's I/O lcore, or a worker. */
 #define MPE_END_IO (-1)

@@ -39,6 +39,7 @@ static const char *const action_names[] = {
 	[MPE_RULE_ALLOW] = "allow",
 	[MPE_RULE_DROP] = "drop",
 	[MPE_RULE_COUNT] = "count",
+	[MPE_RULE_MIRROR] = "mirror",
 };
 
 struct mpe_rules {
@@ -222,7 +223,7 @@ parse_rule(struct parser *p, char *s, struct mpe_rule *r)
 		if (strcmp(tok[F_ACTION], action_names[i]) == 0)
 			break;
 	if (i == RTE_DIM(action_names)) {
-		report(p, "action: unknown '%s' (allow, drop or count)", tok[F_ACTION]);
+		report(p, "action: unknown '%s' (allow, drop, count or mirror)", tok[F_ACTION]);
 		return -EINVAL;
 	}
 	r->action = (uint8_t)i;

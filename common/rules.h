@@ -14,7 +14,8 @@
 enum mpe_rule_action {
 	MPE_RULE_ALLOW = 0,
 	MPE_RULE_DROP,
-	MPE_RULE_COUNT, /* allow, and count the packet against this rule */
+	MPE_RULE_COUNT,	 /* allow, and count the packet against this rule */
+	MPE_RULE_MIRROR, /* allow, and send a copy to the mirror port */
 };
 
 /* One rule, as written in the file except that the bits beyond each prefix length and the
@@ -55,7 +56,7 @@ uint32_t mpe_rules_count_family(const struct mpe_rules *r, uint8_t family);
 /* Rule @id, or NULL when @id >= mpe_rules_count(). */
 const struct mpe_rule *mpe_rules_get(const struct mpe_rules *r, uint32_t id);
 
-/* "allow", "drop", "count"; "?" for anything else. */
+/* "allow", "drop", "count", "mirror"; "?" for anything else. */
 const char *mpe_rule_action_name(uint8_t action);
 
 #endif

@@ -14,8 +14,9 @@
  *   |                           |  counter lines (that worker writes, primary reads)
  *   +---------------------------+
  *
- * No pointers into process-private memory and no function pointers live here: the only
- * address is `self`, kept to prove that the mapping is at the same place in every process.
+ * No pointers into process-private memory and no function pointers live here. The addresses
+ * it holds point into DPDK memory, mapped at the same place in every process: `self`, kept
+ * to prove that, the rule set in force and the RCU state that says when an old one is free.
  */
 #ifndef MPE_SHM_H
 #define MPE_SHM_H
@@ -29,7 +30,7 @@
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 3
+#define MPE_SHM_LAYOUT_VERSION 4
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -67,6 +68,8 @@ enum mpe_hand_phase {
 };
 
 struct rte_mbuf;
+struct rte_rcu_qsbr;
+struct mpe_ruleset;
 
 /* The burst in a worker's hands, in shared memory; the worker is the only writer. */
 struct mpe_worker_hand {
@@ -113,6 +116,15 @@ struct mpe_worker_status {
 	char error[96];		     /* why it refused to start or how it ended */
 } __rte_cache_aligned;
 
+/* What the inspection stages of one worker counted: the worker is the only writer. */
+struct mpe_inspect_counters {
+	uint64_t acl_lookups;	/* packets classified by rte_acl */
+	uint64_t acl_cached;	/* packets whose verdict came from their flow's entry */
+	uint64_t flow_full;	/* packets without a flow entry: the table was full */
+	uint64_t mirrored;	/* copies sent to the mirror port (rss: by this worker) */
+	uint64_t mirror_drops;	/* copies that could not be made or sent */
+} __rte_cache_aligned;
+
 /* What the primary tells one worker, and what it keeps about the worker's life. */
 struct mpe_worker_ctl {
 	volatile uint32_t stop; /* 1: leave the loop at the next burst boundary */
@@ -131,12 +143,15 @@ struct mpe_worker_slot {
 	struct mpe_counters stage_cnt[MPE_MAX_STAGES]; /* per stage: worker writes */
 	/* frames the parse stage found malformed, by enum mpe_decode_bad: worker writes */
 	uint64_t malformed[MPE_DECODE_BAD_MAX] __rte_cache_aligned;
+	struct mpe_inspect_counters insp;
 	struct mpe_worker_hand hand; /* worker writes; primary reads after the worker died */
 };
 
 /* Counters of the primary's I/O lcore, its only writer. */
 struct mpe_io_stats {
 	struct mpe_counters io;			 /* the loop: polls, cycles, drops */
+	uint64_t mirrored;			 /* copies sent to the mirror port */
+	uint64_t mirror_drops;			 /* copies that could not be made or sent */
 	struct mpe_counters port[MPE_MAX_PORTS]; /* rx = from the port, tx = to the port */
 	volatile uint32_t pending; /* packets received but not yet in a ring (backpressure) */
 	volatile uint32_t running;
@@ -158,6 +173,11 @@ struct mpe_shared {
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
 	int32_t meta_offset; /* mbuf dynfield offset of struct mpe_meta */
+	/* The rule set in force (NULL: no acl stage). A worker reads it once per burst and
+	 * holds it until its next quiescent report to `qsbr`; the primary frees a replaced
+	 * set only when every worker has reported since the swap. */
+	struct mpe_ruleset *volatile ruleset;
+	struct rte_rcu_qsbr *qsbr; /* thread id = worker id */
 
 	struct mpe_conf conf __rte_cache_aligned;
 	struct mpe_io_stats io;

@@ -1,18 +1,27 @@
-/* The stage table and the stages of the core engine:
+/* The stage table and its stages:
  *   flowhash - symmetric flow hash into the packet's metadata
  *   fwd      - route to the peer port of the receiving port, optional MAC rewrite
+ *   parse    - decode L2 to L4; count (and drop) malformed frames
+ *   flow     - account each packet to its flow in the worker's flow table
+ *   acl      - classify with rte_acl against the rule set in force; apply the rule's action
+ *   burn     - spend cycles (measurements, tests)
  * Stages run on one worker at a time; their counters belong to that worker.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_pause.h>
 #include <rte_mbuf.h>
 
 #include "decode.h"
+#include "flow.h"
+#include "names.h"
 #include "pkt.h"
+#include "ruleset.h"
 #include "stage.h"
 
 static uint16_t
@@ -84,11 +93,18 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		struct mpe_decoded d;
 		int rc = mpe_decode(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m), &d);
 
+		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
+		struct mpe_pkt_priv *pp = mpe_pkt_priv(m);
+
 		m->packet_type = d.ptype;
 		m->l2_len = d.l2_len;
 		m->l3_len = d.l3_len;
 		m->l4_len = d.l4_len;
-		mpe_meta(m, ctx->meta_offset)->flow_hash = mpe_flow_hash(&d.key);
+		meta->flow_hash = mpe_flow_hash(&d.key);
+		meta->flags |= MPE_META_PARSED;
+		pp->key = d.key;
+		pp->tcp_flags = d.tcp_flags;
+		pp->flow = NULL;
 		if (unlikely(rc < 0)) {
 			ctx->malformed[d.bad]++;
 			if (!pass) {
@@ -100,6 +116,201 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	}
 	memcpy(pkts + kept, dropped, nd * sizeof(pkts[0]));
 	return kept;
+}
+
+/* Moves the packets marked in @drop behind the others, keeping both groups in order.
+ * Returns how many go on. */
+static inline uint16_t
+partition(struct rte_mbuf **pkts, uint16_t n, const uint8_t *drop)
+{
+	struct rte_mbuf *dropped[MPE_MAX_BURST];
+	uint16_t i, kept = 0, nd = 0;
+
+	for (i = 0; i < n; i++) {
+		if (unlikely(drop[i]))
+			dropped[nd++] = pkts[i];
+		else
+			pkts[kept++] = pkts[i];
+	}
+	memcpy(pkts + kept, dropped, nd * sizeof(pkts[0]));
+	return kept;
+}
+
+/* Slots of the flow table visited for expiry per burst. */
+#define FLOW_EXPIRE_BUDGET 64
+
+static struct mpe_flow_table *
+worker_flow_table(unsigned int worker)
+{
+	char name[MPE_FLOW_NAME_MAX + 1];
+
+	snprintf(name, sizeof(name), MPE_NAME_FLOW_FMT, worker);
+	return mpe_flow_table_lookup(name);
+}
+
+/* The table was made by the primary; a respawned worker finds it as its predecessor left
+ * it, and empties it if that one died while changing the hash. */
+static int
+flow_init(struct mpe_stage_ctx *ctx)
+{
+	struct mpe_flow_table *t = worker_flow_table(ctx->worker_id);
+
+	if (t == NULL)
+		return -rte_errno;
+	mpe_flow_table_recover(t);
+	ctx->priv = t;
+	return 0;
+}
+
+/* Accounts each parsed IP packet to its flow (packets and bytes per direction, TCP flags,
+ * last seen), creating flows as needed, then expires a bounded slice of the table. A packet
+ * of a new flow that finds the table full is counted, and dropped unless flow_full = pass. */
+static uint16_t
+flow_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct mpe_flow_table *t = ctx->priv;
+	const struct mpe_flow_key *keys[MPE_MAX_BURST];
+	struct mpe_flow *out[MPE_MAX_BURST];
+	uint32_t lens[MPE_MAX_BURST];
+	uint8_t flags[MPE_MAX_BURST], drop[MPE_MAX_BURST];
+	uint16_t idx[MPE_MAX_BURST], i, m = 0, full = 0;
+	uint64_t now = rte_rdtsc();
+
+	for (i = 0; i < n; i++) {
+		struct mpe_pkt_priv *pp = mpe_pkt_priv(pkts[i]);
+
+		drop[i] = 0;
+		pp->flow = NULL;
+		if (!(mpe_meta(pkts[i], ctx->meta_offset)->flags & MPE_META_PARSED) ||
+		    pp->key.family == MPE_FLOW_L2)
+			continue;
+		keys[m] = &pp->key;
+		lens[m] = rte_pktmbuf_pkt_len(pkts[i]);
+		flags[m] = pp->tcp_flags;
+		idx[m++] = i;
+	}
+	if (m > 0 && mpe_flow_update_burst(t, keys, lens, flags, m, now, out) != m) {
+		for (i = 0; i < m; i++)
+			if (out[i] == NULL) {
+				full++;
+				drop[idx[i]] = !ctx->conf->flow_full_pass;
+			}
+		ctx->insp->flow_full += full;
+	}
+	for (i = 0; i < m; i++) {
+		struct mpe_pkt_priv *pp = mpe_pkt_priv(pkts[idx[i]]);
+
+		pp->flow = out[i];
+		if (out[i] != NULL)
+			pp->dir = (uint8_t)mpe_flow_dir(out[i], keys[i]);
+	}
+	mpe_flow_expire(t, now, FLOW_EXPIRE_BUDGET);
+	if (likely(full == 0 || ctx->conf->flow_full_pass))
+		return n;
+	return partition(pkts, n, drop);
+}
+
+struct acl_priv {
+	/* this worker's flow table when its flow stage runs before acl: the flow entries
+	 * then cache verdicts per direction, and a known flow needs no classification */
+	struct mpe_flow_table *own;
+};
+
+static int
+acl_init(struct mpe_stage_ctx *ctx)
+{
+	const struct mpe_worker_conf *wc = &ctx->conf->workers[ctx->worker_id];
+	int flow = mpe_stage_find("flow", 4);
+	struct acl_priv *ap = calloc(1, sizeof(*ap));
+	unsigned int i;
+
+	if (ap == NULL)
+		return -ENOMEM;
+	for (i = 0; i < ctx->stage_pos; i++)
+		if (wc->stages[i] == flow)
+			ap->own = worker_flow_table(ctx->worker_id);
+	ctx->priv = ap;
+	return 0;
+}
+
+static void
+acl_fini(struct mpe_stage_ctx *ctx)
+{
+	free(ctx->priv);
+	ctx->priv = NULL;
+}
+
+/* Classifies each parsed packet against the rule set in force (read once per burst; the
+ * worker reports quiescent between bursts, so the set stays alive until then), counts the
+ * hit of the matching rule (or of the default action) in this worker's row, and applies
+ * the action: drop, or go on (allow, count), also marked for the mirror port (mirror).
+ * With a flow table on this worker, a flow direction already classified under the same
+ * generation takes its verdict from the flow entry instead of rte_acl. */
+static uint16_t
+acl_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct mpe_ruleset *rs = __atomic_load_n(&ctx->shm->ruleset, __ATOMIC_ACQUIRE);
+	const struct acl_priv *ap = ctx->priv;
+	const struct mpe_flow_key *keys[MPE_MAX_BURST];
+	uint32_t res[MPE_MAX_BURST], found[MPE_MAX_BURST];
+	uint16_t idx[MPE_MAX_BURST], i, m = 0, ndrop = 0, cached = 0;
+	uint8_t drop[MPE_MAX_BURST];
+	uint64_t *row;
+	uint32_t gen;
+
+	if (unlikely(rs == NULL))
+		return n;
+	row = mpe_ruleset_row(rs, ctx->worker_id);
+	gen = rs->generation;
+	for (i = 0; i < n; i++) {
+		struct mpe_pkt_priv *pp = mpe_pkt_priv(pkts[i]);
+		const struct mpe_flow *f;
+
+		res[i] = 0;
+		if (unlikely(!(mpe_meta(pkts[i], ctx->meta_offset)->flags & MPE_META_PARSED)))
+			continue; /* nothing to classify on: the default action */
+		f = ap->own != NULL ? pp->flow : NULL;
+		if (f != NULL && f->acl_gen == gen && f->acl_rule[pp->dir] != 0) {
+			res[i] = f->acl_rule[pp->dir] - 1;
+			cached++;
+			continue;
+		}
+		keys[m] = &pp->key;
+		idx[m++] = i;
+	}
+	if (m > 0) {
+		mpe_acl_classify(&rs->acl, keys, m, found);
+		for (i = 0; i < m; i++) {
+			struct mpe_pkt_priv *pp = mpe_pkt_priv(pkts[idx[i]]);
+			struct mpe_flow *f = ap->own != NULL ? pp->flow : NULL;
+
+			res[idx[i]] = found[i];
+			if (f != NULL) {
+				if (f->acl_gen != gen) {
+					f->acl_rule[0] = 0;
+					f->acl_rule[1] = 0;
+					f->acl_gen = gen;
+				}
+				f->acl_rule[pp->dir] = found[i] + 1;
+			}
+		}
+	}
+	ctx->insp->acl_lookups += m;
+	ctx->insp->acl_cached += cached;
+	for (i = 0; i < n; i++) {
+		struct mpe_meta *meta = mpe_meta(pkts[i], ctx->meta_offset);
+		uint32_t r = res[i];
+		uint8_t action = r != 0 ? rs->rules[r - 1].action : rs->default_action;
+
+		row[r]++;
+		meta->rule = r;
+		meta->verdict = action;
+		drop[i] = action == MPE_RULE_DROP;
+		ndrop += drop[i];
+		if (action == MPE_RULE_MIRROR)
+			meta->flags |= MPE_META_MIRROR;
+	}
+	return ndrop == 0 ? n : partition(pkts, n, drop);
 }
 
 static const struct mpe_stage_ops stages[] = {
@@ -117,6 +328,19 @@ static const struct mpe_stage_ops stages[] = {
 		.name = "parse",
 		.help = "decode L2 to L4; count malformed frames by reason and drop them (or pass)",
 		.burst = parse_burst,
+	},
+	{
+		.name = "flow",
+		.help = "account packets to flows in the worker's flow table (needs parse)",
+		.init = flow_init,
+		.burst = flow_burst,
+	},
+	{
+		.name = "acl",
+		.help = "classify with the rules file; drop, allow, count or mirror (needs parse)",
+		.init = acl_init,
+		.burst = acl_burst,
+		.fini = acl_fini,
 	},
 	{
 		.name = "burn",

@@ -11,18 +11,42 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
+#include "pkt.h"
 #include "shm.h"
 
 /* Per-packet metadata, kept in an mbuf dynamic field registered by the primary. */
 struct mpe_meta {
 	uint32_t flow_hash; /* symmetric: both directions of a flow give the same value */
+	uint32_t rule;	    /* acl: 0 no rule matched, i + 1 rule i of the rule set in force */
 	uint16_t in_port;   /* index into conf.ports[] of the receiving port, set at RX */
 	uint16_t out_port;  /* index into conf.ports[], MPE_PORT_NONE until routed */
-	uint8_t verdict;
-	uint8_t flags;
+	uint8_t verdict;    /* enum mpe_rule_action the acl stage applied */
+	uint8_t flags;	    /* MPE_META_* */
 };
 
 #define MPE_META_NAME "mpe_meta"
+
+#define MPE_META_PARSED 0x01 /* the parse stage filled struct mpe_pkt_priv */
+#define MPE_META_MIRROR 0x02 /* send a copy to the mirror port too */
+
+struct mpe_flow;
+
+/* What the parse stage decoded for the stages after it, in the mbuf's private area (the pool
+ * is made with room for it). Valid when meta->flags has MPE_META_PARSED. */
+struct mpe_pkt_priv {
+	struct mpe_flow_key key; /* as on the wire */
+	struct mpe_flow *flow;	 /* flow stage: the packet's entry in this worker's table */
+	uint8_t tcp_flags;
+	uint8_t dir; /* flow stage: enum mpe_flow_dir of the packet within its flow */
+};
+
+#define MPE_PKT_PRIV_SIZE RTE_ALIGN_CEIL(sizeof(struct mpe_pkt_priv), RTE_MBUF_PRIV_ALIGN)
+
+static inline struct mpe_pkt_priv *
+mpe_pkt_priv(struct rte_mbuf *m)
+{
+	return (struct mpe_pkt_priv *)rte_mbuf_to_priv(m);
+}
 
 struct mpe_stage_ctx {
 	const struct mpe_shared *shm;
@@ -32,6 +56,9 @@ struct mpe_stage_ctx {
 	uint16_t port_ids[MPE_MAX_PORTS]; /* ethdev port id of each configured port */
 	struct rte_ether_addr port_mac[MPE_MAX_PORTS];
 	uint64_t *malformed; /* the worker's counters by enum mpe_decode_bad (shared memory) */
+	struct mpe_inspect_counters *insp; /* the worker's inspection counters */
+	unsigned int worker_id;
+	unsigned int stage_pos; /* position of this stage in the worker's list */
 	void *priv; /* the stage's own state, made by init in the running process */
 };
 
@@ -73,6 +100,7 @@ mpe_meta_init_burst(struct rte_mbuf **pkts, uint16_t n, int offset, uint16_t in_
 
 		meta->in_port = in_port;
 		meta->out_port = MPE_PORT_NONE;
+		meta->rule = 0;
 		meta->verdict = 0;
 		meta->flags = 0;
 	}

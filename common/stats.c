@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "decode.h"
+#include "flow.h"
+#include "names.h"
+#include "ruleset.h"
 #include "stage.h"
 #include "stats.h"
 
@@ -49,7 +52,9 @@ mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
 	if (conf->shape != MPE_SHAPE_RSS) {
 		for (i = 0; i < conf->nb_ports; i++) {
 			t->in += shm->io.port[i].rx;
-			t->out += shm->io.port[i].tx;
+			/* the mirror port sends copies: not packets of the stream */
+			if (i != conf->mirror_port)
+				t->out += shm->io.port[i].tx;
 		}
 	}
 	add_drops(t, &shm->io.io);
@@ -116,6 +121,54 @@ print_malformed(FILE *out, const struct mpe_worker_slot *slot)
 		fputc('\n', out);
 }
 
+/* The rule set in force with its hits, each flow table's counters, mirror copies. */
+static void
+print_inspection(const struct mpe_shared *shm, FILE *out)
+{
+	const struct mpe_conf *conf = &shm->conf;
+	const struct mpe_ruleset *rs = shm->ruleset;
+	uint64_t mirrored = shm->io.mirrored, mirror_drops = shm->io.mirror_drops;
+	unsigned int i;
+
+	if (rs != NULL) {
+		fprintf(out, "  acl: generation %u, %u rules from %s\n", rs->generation, rs->nb_rules,
+			rs->file);
+		fprintf(out, "    hits: default (%s) %" PRIu64,
+			mpe_rule_action_name(rs->default_action), mpe_ruleset_hits(rs, 0));
+		for (i = 0; i < rs->nb_rules; i++) {
+			uint64_t h = mpe_ruleset_hits(rs, i + 1);
+
+			if (h != 0)
+				fprintf(out, ", rule %u (line %u, %s) %" PRIu64, i, rs->rules[i].line,
+					mpe_rule_action_name(rs->rules[i].action), h);
+		}
+		fputc('\n', out);
+	}
+	for (i = 0; i < conf->nb_workers; i++) {
+		const struct mpe_inspect_counters *in = &shm->workers[i].insp;
+		char name[MPE_FLOW_NAME_MAX + 1];
+		const struct mpe_flow_table *ft;
+		struct mpe_flow_stats st;
+
+		mirrored += in->mirrored;
+		mirror_drops += in->mirror_drops;
+		if (in->acl_lookups + in->acl_cached > 0)
+			fprintf(out, "  worker %u acl: classified %" PRIu64 ", from the flow entry %"
+				PRIu64 "\n", i, in->acl_lookups, in->acl_cached);
+		snprintf(name, sizeof(name), MPE_NAME_FLOW_FMT, i);
+		ft = mpe_flow_table_lookup(name);
+		if (ft == NULL)
+			continue;
+		mpe_flow_table_stats(ft, &st);
+		fprintf(out, "  worker %u flows: active %" PRIu64 " created %" PRIu64 " expired %"
+			PRIu64 " table_full %" PRIu64 " (capacity %u)\n", i, st.active, st.inserted,
+			st.expired, st.table_full, ft->capacity);
+	}
+	if (conf->mirror_port != MPE_PORT_NONE)
+		fprintf(out, "  mirror (port %u): copies %" PRIu64 " not sent %" PRIu64 "\n",
+			conf->mirror_port, mirrored, mirror_drops);
+}
+
 void
 mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 {
@@ -161,6 +214,7 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 				(double)sc->cycles / (double)sc->rx);
 		}
 	}
+	print_inspection(shm, out);
 	mpe_stats_totals(shm, &t);
 	fprintf(out, "total: in %" PRIu64 " out %" PRIu64 " dropped %" PRIu64, t.in, t.out,
 		t.dropped);

@@ -14,6 +14,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
+#include <rte_rcu_qsbr.h>
 
 #include "log.h"
 #include "names.h"
@@ -89,6 +90,12 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	default:
 		w->rss = 1;
 		w->queue = (uint16_t)id;
+		w->mirror = conf->mirror_port != MPE_PORT_NONE;
+		w->pool = rte_mempool_lookup(MPE_NAME_POOL);
+		if (w->mirror && w->pool == NULL) {
+			snprintf(err, err_size, "mempool %s not found", MPE_NAME_POOL);
+			return -ENOENT;
+		}
 		for (i = 0; i < conf->nb_ports; i++)
 			if (conf->ports[i].rx)
 				w->rx_ports[w->nb_rx_ports++] = (uint16_t)i;
@@ -111,6 +118,9 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		ctx->conf = conf;
 		ctx->cnt = &w->slot->stage_cnt[i];
 		ctx->malformed = w->slot->malformed;
+		ctx->insp = &w->slot->insp;
+		ctx->worker_id = id;
+		ctx->stage_pos = i;
 		ctx->meta_offset = shm->meta_offset;
 		mpe_worker_port_tables(shm, ctx);
 		if (w->ops[i]->init != NULL) {
@@ -338,6 +348,39 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
+/* rss: copies of the packets a mirror rule matched, sent on this worker's queue of the
+ * mirror port before the packets themselves leave. A copy is never waited for: what the
+ * port cannot take is counted (mirror_drops), never retried. */
+static __rte_noinline void
+mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	const struct mpe_conf *conf = &w->shm->conf;
+	struct mpe_inspect_counters *in = &w->slot->insp;
+	struct rte_mbuf *copies[MPE_MAX_BURST];
+	int off = w->shm->meta_offset;
+	uint16_t i, nc = 0, sent;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *c;
+
+		if (!(mpe_meta(pkts[i], off)->flags & MPE_META_MIRROR))
+			continue;
+		c = rte_pktmbuf_copy(pkts[i], w->pool, 0, UINT32_MAX);
+		if (c == NULL)
+			in->mirror_drops++;
+		else
+			copies[nc++] = c;
+	}
+	if (nc == 0)
+		return;
+	sent = rte_eth_tx_burst(conf->ports[conf->mirror_port].port_id, w->queue, copies, nc);
+	in->mirrored += sent;
+	if (sent < nc) {
+		rte_pktmbuf_free_bulk(copies + sent, nc - sent);
+		in->mirror_drops += nc - sent;
+	}
+}
+
 /* rss shape: one burst from this worker's queue of the next port that has packets. A worker
  * that dies inside a device call leaves the fate of its burst unknown (the summary shows it as
  * unaccounted); anywhere else the primary reclaims what it held. */
@@ -385,6 +428,8 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->kept = kept;
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_TX;
+	if (w->mirror)
+		mirror_ports(w, h->work, kept);
 	send_ports(w, h->work, kept);
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_FREE;
@@ -421,6 +466,8 @@ worker_loop(struct mpe_worker *w, const int rss)
 		n = rss ? burst_ports(w, &next_port) : burst_rings(w);
 		if (n > 0)
 			cnt->cycles += rte_rdtsc() - now;
+		/* holds no rule set from here to the next burst */
+		rte_rcu_qsbr_quiescent(w->shm->qsbr, w->id);
 	}
 	rte_compiler_barrier();
 	slot->hand.phase = MPE_HAND_IDLE;
@@ -447,6 +494,8 @@ mpe_worker_main(void *arg)
 	st->lcore = rte_lcore_id();
 	w->primary_beat_seen = w->shm->primary_heartbeat;
 	w->primary_check_tsc = rte_rdtsc() + w->shm->tsc_hz / PRIMARY_CHECK_PER_S;
+	rte_rcu_qsbr_thread_register(w->shm->qsbr, w->id);
+	rte_rcu_qsbr_thread_online(w->shm->qsbr, w->id);
 	st->state = MPE_WORKER_RUNNING;
 	MPE_LOG(INFO, worker, "worker %u: running on lcore %u (%s)", w->id, st->lcore,
 		w->rss ? "port queues" : "rings");
@@ -454,6 +503,7 @@ mpe_worker_main(void *arg)
 		loop_ports(w);
 	else
 		loop_rings(w);
+	rte_rcu_qsbr_thread_offline(w->shm->qsbr, w->id);
 	if (w->primary_gone == PRIMARY_GONE) {
 		MPE_LOG(ERR, worker, "worker %u: primary (pid %d) is gone: exiting", w->id,
 			w->shm->primary_pid);

@@ -23,6 +23,8 @@ struct mpe_worker {
 	struct rte_ring *in;
 	struct rte_ring *out;
 	uint16_t queue; /* rss: the queue this worker owns on every port */
+	uint8_t mirror;	/* rss: a mirror port is configured */
+	struct rte_mempool *pool; /* rss: where mirror copies come from */
 	uint16_t nb_rx_ports;
 	uint16_t rx_ports[MPE_MAX_PORTS]; /* rss: configured indices of ports polled */
 	uint8_t nb_stages;

@@ -45,6 +45,8 @@ struct io {
 	uint16_t nb_pend[MPE_MAX_WORKERS];
 	struct rte_mbuf *pend[MPE_MAX_WORKERS][MPE_MAX_BURST];
 	struct tx_port tx[MPE_MAX_PORTS];
+	struct rte_mempool *pool; /* for mirror copies */
+	uint16_t mirror;	  /* conf.mirror_port, or MPE_PORT_NONE */
 };
 
 static int
@@ -61,7 +63,7 @@ tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *arg)
 	struct io *io = tp->io;
 	uint16_t pid = io->conf->ports[tp->idx].port_id, done = 0;
 
-	while (io->backpressure && done < unsent && !stopping(io)) {
+	while (io->backpressure && tp->idx != io->mirror && done < unsent && !stopping(io)) {
 		uint16_t n = rte_eth_tx_burst(pid, 0, pkts + done, unsent - done);
 
 		io->st->port[tp->idx].tx += n;
@@ -71,7 +73,11 @@ tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *arg)
 	}
 	if (done < unsent) {
 		rte_pktmbuf_free_bulk(pkts + done, unsent - done);
-		io->st->io.drops[MPE_DROP_TX_FULL] += unsent - done;
+		/* the mirror port carries copies only: what it cannot take is no packet's loss */
+		if (tp->idx == io->mirror)
+			io->st->mirror_drops += unsent - done;
+		else
+			io->st->io.drops[MPE_DROP_TX_FULL] += unsent - done;
 	}
 }
 
@@ -102,6 +108,8 @@ io_init(struct io *io, struct mpe_primary *p)
 	io->meta_offset = p->shm->meta_offset;
 	io->burst = (uint16_t)conf->burst;
 	io->backpressure = (uint8_t)conf->backpressure;
+	io->pool = p->pool;
+	io->mirror = conf->mirror_port;
 	for (i = 0; i < MPE_MAX_WORKERS; i++)
 		io->in_ctl[i] = &p->shm->workers[i].ctl;
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
@@ -213,6 +221,21 @@ rx_burst(struct io *io, uint16_t idx, uint16_t q)
 	io->st->port[idx].bursts++;
 }
 
+/* A copy of @m for the mirror port, before @m itself leaves (the driver owns it then). */
+static __rte_noinline void
+mirror(struct io *io, struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, io->pool, 0, UINT32_MAX);
+	uint16_t mp = io->mirror;
+
+	if (unlikely(c == NULL)) {
+		io->st->mirror_drops++;
+		return;
+	}
+	io->st->mirrored++;
+	io->st->port[mp].tx += rte_eth_tx_buffer(io->conf->ports[mp].port_id, 0, io->tx[mp].buf, c);
+}
+
 static inline uint32_t
 tx_side(struct io *io)
 {
@@ -227,13 +250,16 @@ tx_side(struct io *io)
 		uint16_t i;
 
 		for (i = 0; i < n; i++) {
-			uint16_t out = mpe_meta(pkts[i], io->meta_offset)->out_port;
+			const struct mpe_meta *meta = mpe_meta(pkts[i], io->meta_offset);
+			uint16_t out = meta->out_port;
 
 			if (unlikely(out >= conf->nb_ports)) {
 				rte_pktmbuf_free(pkts[i]);
 				io->st->io.drops[MPE_DROP_NO_ROUTE]++;
 				continue;
 			}
+			if (unlikely(meta->flags & MPE_META_MIRROR) && io->mirror != MPE_PORT_NONE)
+				mirror(io, pkts[i]);
 			io->st->port[out].tx += rte_eth_tx_buffer(conf->ports[out].port_id, 0,
 								  io->tx[out].buf, pkts[i]);
 		}

@@ -220,6 +220,7 @@ worker_died(struct mpe_primary *p, unsigned int id)
 
 	slot->ctl.down = 1;
 	rte_wmb();
+	mpe_inspect_worker_gone(p, id);
 	p->life[id].died_tsc = now;
 	lost = mpe_recover_worker(p, id);
 	MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
@@ -291,6 +292,7 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 		return;
 	}
 	slot->status.state = MPE_WORKER_FAILED;
+	mpe_inspect_worker_gone(p, id);
 	if (p->shm->run_state < MPE_RUN_STOP)
 		MPE_LOG(ERR, engine, "worker %u: %s", id, cause);
 }

@@ -69,6 +69,13 @@ on_signal(int sig)
 	mpe_primary_stop = sig;
 }
 
+static void
+on_sighup(int sig)
+{
+	(void)sig;
+	mpe_inspect_reload_requested = 1;
+}
+
 struct app_opts {
 	const char *config;
 	int check;
@@ -242,13 +249,17 @@ create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
 		return -rte_errno;
 	}
 	p->shm->meta_offset = off;
-	p->pool = rte_pktmbuf_pool_create(MPE_NAME_POOL, conf->mbufs, conf->mbuf_cache, 0,
+	/* the private area carries what the parse stage decoded to the stages after it */
+	p->pool = rte_pktmbuf_pool_create(MPE_NAME_POOL, conf->mbufs, conf->mbuf_cache,
+					  MPE_PKT_PRIV_SIZE,
 					  (uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM),
 					  rte_socket_id());
 	if (p->pool == NULL) {
 		MPE_LOG(ERR, engine, "mbuf pool of %u: %s", conf->mbufs, rte_strerror(rte_errno));
 		return -rte_errno;
 	}
+	if (mpe_inspect_init(p) < 0)
+		return -EINVAL;
 	return create_rings(p);
 }
 
@@ -345,6 +356,7 @@ supervise(struct mpe_primary *p)
 		rte_delay_us_sleep(SUPERVISE_PERIOD_US);
 		p->shm->primary_heartbeat++;
 		mpe_launch_tick(p);
+		mpe_inspect_tick(p);
 		now = rte_get_timer_cycles();
 		if (period != 0 && now >= next_stats) {
 			char line[1024];
@@ -465,6 +477,7 @@ teardown(struct mpe_primary *p, int workers_started)
 			mpe_stats_summary(p->shm, stdout);
 		fflush(stdout);
 		mpe_telemetry_fini();
+		mpe_inspect_fini(p);
 		for (i = 0; i < conf->nb_workers; i++)
 			if (p->shm->workers[i].status.state == MPE_WORKER_FAILED) {
 				MPE_LOG(ERR, engine, "worker %u failed: %s", i,
@@ -548,6 +561,7 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, on_sighup);
 
 	rc = rte_eal_init(sep, argv);
 	if (rc < 0)

@@ -6,6 +6,7 @@
  * a reply is not one snapshot. The only state written here is the heartbeat-age table, under
  * a private lock that no other thread of the engine takes.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -20,8 +21,10 @@
 #include <rte_telemetry.h>
 
 #include "config.h"
+#include "flow.h"
 #include "log.h"
 #include "primary.h"
+#include "ruleset.h"
 #include "shm_ops.h"
 #include "stage.h"
 #include "stats.h"
@@ -32,6 +35,10 @@ _Static_assert(MPE_MAX_WORKERS <= RTE_TEL_MAX_ARRAY_ENTRIES, "/mpe/info lcores")
 _Static_assert(MPE_MAX_PORTS <= RTE_TEL_MAX_DICT_ENTRIES, "/mpe/stats ports");
 _Static_assert(MPE_DROP_MAX <= RTE_TEL_MAX_DICT_ENTRIES, "drops");
 _Static_assert(MPE_MAX_STAGES <= RTE_TEL_MAX_DICT_ENTRIES, "stages");
+
+/* rte_telemetry_register_cmd refuses a help text of RTE_TEL_MAX_STRING_LEN bytes or more:
+ * a longer literal does not compile (array of negative size). */
+#define HELP(s) ((s) + 0 * sizeof(char[sizeof(s) < RTE_TEL_MAX_STRING_LEN ? 1 : -1]))
 
 static struct mpe_primary *tel_primary; /* set by init, cleared by fini, under open_lock */
 
@@ -251,17 +258,15 @@ add_stages(struct rte_tel_data *w, const struct mpe_worker_conf *wc,
 	return add_child(w, "stages", stages);
 }
 
+/* Worker @id's fields into the started dict @w. */
 static int
-add_worker(struct rte_tel_data *d, const struct mpe_shared *shm, unsigned int id)
+fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int id)
 {
 	const struct mpe_worker_slot *slot = &shm->workers[id];
 	const struct mpe_worker_conf *wc = &shm->conf.workers[id];
-	struct rte_tel_data *w = new_dict();
-	char key[8], cause[sizeof(slot->ctl.last_cause)];
+	char cause[sizeof(slot->ctl.last_cause)];
 	uint64_t beat, age;
 
-	if (w == NULL)
-		return -ENOMEM;
 	/* the primary may rewrite the cause while we read it: copy, then terminate */
 	memcpy(cause, slot->ctl.last_cause, sizeof(cause));
 	cause[sizeof(cause) - 1] = '\0';
@@ -273,10 +278,8 @@ add_worker(struct rte_tel_data *d, const struct mpe_shared *shm, unsigned int id
 	rte_tel_data_add_dict_u64(w, "heartbeat_age_ms", age);
 	rte_tel_data_add_dict_u64(w, "rx", slot->cnt.rx);
 	rte_tel_data_add_dict_u64(w, "tx", slot->cnt.tx);
-	if (add_drops(w, slot->cnt.drops) < 0) {
-		rte_tel_data_free(w);
+	if (add_drops(w, slot->cnt.drops) < 0)
 		return -ENOMEM;
-	}
 	rte_tel_data_add_dict_u64(w, "restarts", slot->ctl.restarts);
 	rte_tel_data_add_dict_u64(w, "lost", slot->ctl.lost);
 	rte_tel_data_add_dict_string(w, "last_cause", cause);
@@ -285,12 +288,69 @@ add_worker(struct rte_tel_data *d, const struct mpe_shared *shm, unsigned int id
 	rte_tel_data_add_dict_int(w, "dead", slot->ctl.dead != 0);
 	rte_tel_data_add_dict_u64(w, "cycles_per_packet",
 				  per_packet(slot->cnt.cycles, slot->cnt.rx));
-	if (add_stages(w, wc, slot) < 0) {
+	return add_stages(w, wc, slot);
+}
+
+static int
+add_worker(struct rte_tel_data *d, const struct mpe_shared *shm, unsigned int id)
+{
+	struct rte_tel_data *w = new_dict();
+	char key[8];
+
+	if (w == NULL)
+		return -ENOMEM;
+	if (fill_worker(w, shm, id) < 0) {
 		rte_tel_data_free(w);
 		return -ENOMEM;
 	}
 	snprintf(key, sizeof(key), "%u", id);
 	return add_child(d, key, w);
+}
+
+/* A worker number from a command's parameter: 0 or -EINVAL. */
+static int
+param_worker(const struct mpe_shared *shm, const char *params, unsigned int *id)
+{
+	char *end;
+	unsigned long v;
+
+	if (params == NULL || !isdigit((unsigned char)params[0]))
+		return -EINVAL;
+	v = strtoul(params, &end, 10);
+	if (*end != '\0' || v >= shm->conf.nb_workers)
+		return -EINVAL;
+	*id = (unsigned int)v;
+	return 0;
+}
+
+/* One worker in detail: what /mpe/workers says of it, malformed frames by reason and the
+ * inspection stages' counters. */
+static int
+worker_detail(const struct mpe_shared *shm, unsigned int id, struct rte_tel_data *d)
+{
+	const struct mpe_worker_slot *slot = &shm->workers[id];
+	const struct mpe_inspect_counters *in = &slot->insp;
+	struct rte_tel_data *bad, *insp;
+	unsigned int r;
+
+	if (fill_worker(d, shm, id) < 0)
+		return -ENOMEM;
+	bad = new_dict();
+	if (bad == NULL)
+		return -ENOMEM;
+	for (r = 1; r < MPE_DECODE_BAD_MAX; r++)
+		rte_tel_data_add_dict_u64(bad, mpe_decode_bad_name(r), slot->malformed[r]);
+	if (add_child(d, "malformed", bad) < 0)
+		return -ENOMEM;
+	insp = new_dict();
+	if (insp == NULL)
+		return -ENOMEM;
+	rte_tel_data_add_dict_u64(insp, "acl_lookups", in->acl_lookups);
+	rte_tel_data_add_dict_u64(insp, "acl_cached", in->acl_cached);
+	rte_tel_data_add_dict_u64(insp, "flow_full", in->flow_full);
+	rte_tel_data_add_dict_u64(insp, "mirrored", in->mirrored);
+	rte_tel_data_add_dict_u64(insp, "mirror_drops", in->mirror_drops);
+	return add_child(d, "inspect", insp);
 }
 
 static int
@@ -303,6 +363,12 @@ cmd_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (shm == NULL)
 		return -ENODEV;
 	rte_tel_data_start_dict(d);
+	if (params != NULL && params[0] != '\0') {
+		if (param_worker(shm, params, &i) < 0)
+			return -EINVAL;
+		rte_tel_data_add_dict_u64(d, "id", i);
+		return worker_detail(shm, i, d);
+	}
 	for (i = 0; i < shm->conf.nb_workers && i < MPE_MAX_WORKERS; i++) {
 		rc = add_worker(d, shm, i);
 		if (rc < 0)
@@ -333,6 +399,255 @@ cmd_rings(const char *cmd, const char *params, struct rte_tel_data *d)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+#define ACL_RULES_PER_REPLY 48
+#define FLOWS_TOP 10
+
+/* /mpe/acl[,FIRST]: the rule set in force and its hits summed over the workers, rules
+ * FIRST.. (at most ACL_RULES_PER_REPLY; "next" says where the following page starts), and
+ * what the generations replaced so far classified, per rules file. */
+static int
+cmd_acl(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct mpe_shared *shm = engine();
+	const struct mpe_ruleset *rs;
+	const struct mpe_inspect_file *files;
+	struct rte_tel_data *rules, *fnames, *fpackets;
+	uint64_t reloads, errors;
+	unsigned long first = 0;
+	unsigned int retired, nf, i;
+	char *end;
+	int rc = 0;
+
+	if (shm == NULL)
+		return -ENODEV;
+	if (params != NULL && params[0] != '\0') {
+		if (!isdigit((unsigned char)params[0]))
+			return -EINVAL;
+		first = strtoul(params, &end, 10);
+		if (*end != '\0')
+			return -EINVAL;
+	}
+	rte_tel_data_start_dict(d);
+	mpe_inspect_lock();
+	rs = mpe_inspect_ruleset();
+	if (rs == NULL) {
+		mpe_inspect_unlock();
+		rte_tel_data_add_dict_u64(d, "generation", 0);
+		rte_tel_data_add_dict_string(d, "file", "");
+		return 0;
+	}
+	mpe_inspect_counts(&reloads, &errors, &retired);
+	rte_tel_data_add_dict_u64(d, "generation", rs->generation);
+	rte_tel_data_add_dict_string(d, "file", rs->file);
+	rte_tel_data_add_dict_u64(d, "nb_rules", rs->nb_rules);
+	rte_tel_data_add_dict_string(d, "default_action", mpe_rule_action_name(rs->default_action));
+	rte_tel_data_add_dict_u64(d, "default_hits", mpe_ruleset_hits(rs, 0));
+	rte_tel_data_add_dict_u64(d, "reloads", reloads);
+	rte_tel_data_add_dict_u64(d, "reload_errors", errors);
+	rte_tel_data_add_dict_u64(d, "retired_pending", retired);
+	rules = new_dict();
+	if (rules == NULL) {
+		mpe_inspect_unlock();
+		return -ENOMEM;
+	}
+	for (i = (unsigned int)RTE_MIN(first, (unsigned long)rs->nb_rules);
+	     i < rs->nb_rules && rc == 0; i++) {
+		const struct mpe_rule *r = &rs->rules[i];
+		struct rte_tel_data *one;
+		char key[16], text[RTE_TEL_MAX_STRING_LEN];
+
+		if (i - first == ACL_RULES_PER_REPLY) {
+			rte_tel_data_add_dict_u64(d, "next", i);
+			break;
+		}
+		one = new_dict();
+		if (one == NULL) {
+			rc = -ENOMEM;
+			break;
+		}
+		mpe_rule_format(r, text, sizeof(text));
+		rte_tel_data_add_dict_u64(one, "line", r->line);
+		rte_tel_data_add_dict_u64(one, "priority", r->priority);
+		rte_tel_data_add_dict_string(one, "action", mpe_rule_action_name(r->action));
+		rte_tel_data_add_dict_u64(one, "hits", mpe_ruleset_hits(rs, i + 1));
+		rte_tel_data_add_dict_string(one, "rule", text);
+		snprintf(key, sizeof(key), "%u", i);
+		rc = add_child(rules, key, one);
+	}
+	nf = mpe_inspect_files(&files);
+	mpe_inspect_unlock();
+	if (rc < 0 || add_child(d, "rules", rules) < 0)
+		return -ENOMEM;
+	/* replaced generations, summed per rules file */
+	fnames = rte_tel_data_alloc();
+	fpackets = rte_tel_data_alloc();
+	if (fnames == NULL || fpackets == NULL) {
+		rte_tel_data_free(fnames);
+		rte_tel_data_free(fpackets);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_array(fnames, RTE_TEL_STRING_VAL);
+	rte_tel_data_start_array(fpackets, RTE_TEL_U64_VAL);
+	for (i = 0; i < nf; i++) {
+		rte_tel_data_add_array_string(fnames, files[i].file);
+		rte_tel_data_add_array_u64(fpackets, files[i].packets);
+	}
+	if (add_child(d, "retired_files", fnames) < 0)
+		return -ENOMEM;
+	return add_child(d, "retired_packets", fpackets);
+}
+
+static void
+tcp_flag_letters(uint8_t f, char *buf)
+{
+	static const char letters[] = "FSRPAUEC";
+	unsigned int i, n = 0;
+
+	for (i = 0; i < 8; i++)
+		if (f & (1u << i))
+			buf[n++] = letters[i];
+	buf[n] = '\0';
+}
+
+static void
+endpoint(const struct mpe_flow_key *k, int dst, char *buf, size_t size)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (inet_ntop(k->family == MPE_FLOW_IPV6 ? AF_INET6 : AF_INET, dst ? k->dst : k->src,
+		      addr, sizeof(addr)) == NULL)
+		snprintf(addr, sizeof(addr), "?");
+	snprintf(buf, size, k->family == MPE_FLOW_IPV6 ? "[%s]:%u" : "%s:%u", addr,
+		 dst ? k->dport : k->sport);
+}
+
+/* /mpe/flows,W: worker W's flow table counters and its FLOWS_TOP flows by bytes. "a" is the
+ * endpoint that sent the flow's first packet; _ab counts a to b, _ba the other way. */
+static int
+cmd_flows(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct mpe_shared *shm = engine();
+	const struct mpe_flow *top[FLOWS_TOP];
+	const struct mpe_flow_table *t;
+	struct mpe_flow_stats st;
+	struct rte_tel_data *list;
+	uint64_t per_ms;
+	unsigned int id;
+	int n, i;
+
+	if (shm == NULL)
+		return -ENODEV;
+	if (param_worker(shm, params, &id) < 0)
+		return -EINVAL;
+	per_ms = shm->tsc_hz / 1000 ? shm->tsc_hz / 1000 : 1;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "worker", id);
+	t = mpe_inspect_flows(id);
+	if (t == NULL) {
+		rte_tel_data_add_dict_u64(d, "capacity", 0);
+		return 0;
+	}
+	mpe_flow_table_stats(t, &st);
+	rte_tel_data_add_dict_u64(d, "capacity", t->capacity);
+	rte_tel_data_add_dict_u64(d, "active", st.active);
+	rte_tel_data_add_dict_u64(d, "inserted", st.inserted);
+	rte_tel_data_add_dict_u64(d, "expired", st.expired);
+	rte_tel_data_add_dict_u64(d, "full", st.table_full);
+	rte_tel_data_add_dict_u64(d, "lookups", st.lookups);
+	rte_tel_data_add_dict_u64(d, "resets", st.resets);
+	n = mpe_flow_top(t, FLOWS_TOP, top);
+	list = new_dict();
+	if (list == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct mpe_flow *f = top[i];
+		struct rte_tel_data *one = new_dict();
+		char a[64], b[64], key[8], fl[9];
+		int rev = f->fwd_from_dst;
+
+		if (one == NULL) {
+			rte_tel_data_free(list);
+			return -ENOMEM;
+		}
+		endpoint(&f->key, rev, a, sizeof(a));
+		endpoint(&f->key, !rev, b, sizeof(b));
+		rte_tel_data_add_dict_u64(one, "proto", f->key.proto);
+		rte_tel_data_add_dict_string(one, "a", a);
+		rte_tel_data_add_dict_string(one, "b", b);
+		rte_tel_data_add_dict_u64(one, "packets_ab", f->pkts[MPE_FLOW_DIR_FWD]);
+		rte_tel_data_add_dict_u64(one, "packets_ba", f->pkts[MPE_FLOW_DIR_REV]);
+		rte_tel_data_add_dict_u64(one, "bytes_ab", f->bytes[MPE_FLOW_DIR_FWD]);
+		rte_tel_data_add_dict_u64(one, "bytes_ba", f->bytes[MPE_FLOW_DIR_REV]);
+		tcp_flag_letters(f->tcp_flags[MPE_FLOW_DIR_FWD], fl);
+		rte_tel_data_add_dict_string(one, "tcp_flags_ab", fl);
+		tcp_flag_letters(f->tcp_flags[MPE_FLOW_DIR_REV], fl);
+		rte_tel_data_add_dict_string(one, "tcp_flags_ba", fl);
+		rte_tel_data_add_dict_u64(one, "first_ms", (f->first_seen - shm->start_tsc) / per_ms);
+		rte_tel_data_add_dict_u64(one, "last_ms", (f->last_seen - shm->start_tsc) / per_ms);
+		snprintf(key, sizeof(key), "%d", i);
+		if (add_child(list, key, one) < 0) {
+			rte_tel_data_free(list);
+			return -ENOMEM;
+		}
+	}
+	return add_child(d, "top", list);
+}
+
+#define RELOAD_ERRORS_MAX 64
+
+/* /mpe/reload[,FILE]: read and build FILE (or the file in force), put it in force. The reply
+ * says ok, or lists every error (the old rules stay). */
+static int
+cmd_reload(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rte_tel_data *errs;
+	char *msg = NULL, *line, *save = NULL;
+	uint32_t gen = 0, nb = 0;
+	unsigned int n = 0;
+	size_t len = 0;
+	FILE *err;
+	int rc;
+
+	if (engine() == NULL)
+		return -ENODEV;
+	err = open_memstream(&msg, &len);
+	if (err == NULL)
+		return -ENOMEM;
+	rc = mpe_inspect_reload(params, err, &gen, &nb);
+	fclose(err);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "ok", rc == 0);
+	if (rc == 0) {
+		const struct mpe_ruleset *rs;
+
+		rte_tel_data_add_dict_u64(d, "generation", gen);
+		rte_tel_data_add_dict_u64(d, "rules", nb);
+		mpe_inspect_lock();
+		rs = mpe_inspect_ruleset();
+		if (rs != NULL)
+			rte_tel_data_add_dict_string(d, "file", rs->file);
+		mpe_inspect_unlock();
+		free(msg);
+		return 0;
+	}
+	errs = rte_tel_data_alloc();
+	if (errs == NULL) {
+		free(msg);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_array(errs, RTE_TEL_STRING_VAL);
+	for (line = msg != NULL ? strtok_r(msg, "\n", &save) : NULL; line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (n++ == RELOAD_ERRORS_MAX) {
+			rte_tel_data_add_array_string(errs, "(more errors not shown)");
+			break;
+		}
+		rte_tel_data_add_array_string(errs, line);
+	}
+	free(msg);
+	return add_child(d, "errors", errs);
 }
 
 /* The configuration as INI text, one string. The telemetry library takes a single string of
@@ -394,6 +709,9 @@ LOCKED(cmd_stats)
 LOCKED(cmd_workers)
 LOCKED(cmd_rings)
 LOCKED(cmd_config)
+LOCKED(cmd_acl)
+LOCKED(cmd_flows)
+LOCKED(cmd_reload)
 
 static const struct {
 	const char *cmd;
@@ -401,15 +719,22 @@ static const struct {
 	const char *help; /* the library keeps RTE_TEL_MAX_STRING_LEN - 1 bytes */
 } commands[] = {
 	{"/mpe/info", cmd_info_locked,
-	 "Engine: version, model, shape, workers, io_lcore (-1: rss), lcores, uptime_s, "
-	 "primary_pid. No parameters"},
+	 HELP("Engine: version, model, shape, workers, io_lcore (-1: rss), lcores, uptime_s, "
+	 "primary_pid. No parameters")},
 	{"/mpe/stats", cmd_stats_locked,
-	 "Totals: in, out, dropped, drops by reason; ports rx/tx (ring shapes). No parameters"},
+	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx (ring shapes). No parameters")},
 	{"/mpe/workers", cmd_workers_locked,
-	 "Per worker id: pid, state, heartbeat(_age_ms), rx, tx, drops, restarts, stages. "
-	 "No parameters"},
-	{"/mpe/rings", cmd_rings_locked, "Per ring name: count, capacity, free. No parameters"},
-	{"/mpe/config", cmd_config_locked, "The running configuration as INI text. No parameters"},
+	 HELP("Per worker: pid, state, heartbeat, rx, tx, drops, restarts, stages. Parameter W: "
+	 "worker W, with malformed by reason")},
+	{"/mpe/rings", cmd_rings_locked, HELP("Per ring name: count, capacity, free. No parameters")},
+	{"/mpe/config", cmd_config_locked, HELP("The running configuration as INI text. No parameters")},
+	{"/mpe/acl", cmd_acl_locked,
+	 HELP("Rule set in force: generation, file, default action, hits per rule from rule N on "
+	 "(parameter N, default 0)")},
+	{"/mpe/flows", cmd_flows_locked,
+	 HELP("Flow table of worker W (parameter): counters and the top flows by bytes")},
+	{"/mpe/reload", cmd_reload_locked,
+	 HELP("Reload the rules (parameter: another rules file); ok, or every error")},
 };
 
 void

@@ -1003,6 +1003,148 @@ test_many_keys_all_checked(void)
 	free(l.err);
 }
 
+/* ---- the inspection stages: rules file, stage order, mirror port ---- */
+
+/* A rules file beside the configurations (in TMPDIR or /tmp), named by its base name. */
+static void
+write_rules(char *path, size_t size, const char *text)
+{
+	int fd;
+
+	make_temp_path(path, size, &fd);
+	test_write_all(fd, text, strlen(text));
+	close(fd);
+}
+
+struct insp_case {
+	const char *name;
+	const char *engine; /* [engine] lines; "%s" is replaced by the rules file's path */
+	const char *stages; /* of worker 0 (and 1) */
+	int pipeline2;	    /* two workers in a pipeline: worker 1 runs "fwd" */
+	int errors;
+	const char *expect[3]; /* substrings of the messages */
+};
+
+#define GOOD_RULES "@10.0.0.0/8 0.0.0.0/0 0 : 65535 80 : 80 6/0xff drop 10\n"
+#define BAD_RULES                                                                           \
+	"# two bad lines among good ones\n" GOOD_RULES "@10.0.0.0/33 0.0.0.0/0 0 : 1 0 : 1 6/0xff "  \
+	"drop 1\n" GOOD_RULES "@1.2.3.4/32 0.0.0.0/0 0 : 1 0 : 1 6/0xff reject 1\n"
+#define MIRROR_RULES "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 0/0 mirror 1\n"
+
+static const struct insp_case insp_cases[] = {
+	{"acl with parse before it and a rules file", "rules = %s\n", "parse, acl, fwd", 0, 0,
+	 {NULL}},
+	{"acl without a rules file", "", "parse, acl, fwd", 0, 1,
+	 {"rules: the acl stage needs a rules file"}},
+	{"acl without parse before it", "rules = %s\n", "acl, parse, fwd", 0, 1,
+	 {"stages: acl needs the parse stage before it"}},
+	{"flow without parse", "", "flow, fwd", 0, 1, {"flow needs the parse stage before it"}},
+	{"pipeline: parse in worker 0 serves flow and acl in worker 1", "rules = %s\n", "parse", 1,
+	 0, {NULL}},
+	{"default_action takes allow or drop only", "rules = %s\ndefault_action = reject\n",
+	 "parse, acl, fwd", 0, 1, {"default_action: 'reject' is not allow or drop"}},
+	{"flow_capacity below one bucket", "flow_capacity = 7\n", "parse, flow, fwd", 0, 1,
+	 {"flow_capacity: '7' out of range"}},
+	{"flow_full takes drop or pass", "flow_full = maybe\n", "parse, flow, fwd", 0, 1,
+	 {"flow_full: 'maybe' is not drop or pass"}},
+	{"a rules file that does not exist", "rules = /nonexistent/mpe.rules\n", "parse, acl, fwd",
+	 0, 1, {"/nonexistent/mpe.rules: No such file"}},
+	{"mirror_port must be a configured port", "mirror_port = 5\n", "fwd", 0, 1,
+	 {"mirror_port: port 5 is not configured"}},
+	{"mirror_port must not be the peer of a receiving port", "mirror_port = 1\n", "fwd", 0, 1,
+	 {"port 1 is the peer of port 0: a mirror port carries copies only"}},
+};
+
+static void
+test_inspection_config(void)
+{
+	static struct mpe_conf conf;
+	char rules[200], bad[200], mirror[200], ini[2048], eng[512];
+	unsigned int i, j;
+
+	write_rules(rules, sizeof(rules), GOOD_RULES);
+	write_rules(bad, sizeof(bad), BAD_RULES);
+	write_rules(mirror, sizeof(mirror), MIRROR_RULES);
+	for (i = 0; i < TEST_DIM(insp_cases); i++) {
+		const struct insp_case *c = &insp_cases[i];
+		struct loaded l;
+
+		test_begin("inspection: %s", c->name);
+		snprintf(eng, sizeof(eng), c->engine, rules);
+		snprintf(ini, sizeof(ini),
+			 "[engine]\nshape = pipeline\n%s" P0 P1
+			 "[worker 0]\nlcore = 2\nstages = %s\n%s",
+			 eng, c->stages,
+			 c->pipeline2 ? "[worker 1]\nlcore = 3\nstages = flow, acl, fwd\n" : "");
+		load_text(ini, &conf, &l);
+		CHECK(l.rc == -c->errors, "returned %d, expected %d:\n%s", l.rc, -c->errors,
+		      l.err != NULL ? l.err : "");
+		for (j = 0; j < 3 && c->expect[j] != NULL; j++)
+			CHECK(l.err != NULL && strstr(l.err, c->expect[j]) != NULL,
+			      "no '%s' in:\n%s", c->expect[j], l.err != NULL ? l.err : "");
+		if (c->errors == 0 && strstr(c->engine, "rules") != NULL)
+			CHECK(strcmp(conf.rules, rules) == 0, "rules '%s'", conf.rules);
+		free(l.err);
+		test_end();
+	}
+
+	test_begin("inspection: every bad line of the rules file, as rules-file:line: reason");
+	{
+		struct loaded l;
+		char want[256];
+
+		snprintf(ini, sizeof(ini), "[engine]\nrules = %s\n" P0 W0 "stages = parse, acl, fwd\n",
+			 bad);
+		load_text(ini, &conf, &l);
+		CHECK(l.rc == -1, "returned %d, expected -1 (one failed rules file)", l.rc);
+		snprintf(want, sizeof(want), "%s:3: ", bad);
+		CHECK(l.err != NULL && strstr(l.err, want) != NULL, "no '%s' in:\n%s", want, l.err);
+		snprintf(want, sizeof(want), "%s:5: action: unknown 'reject'", bad);
+		CHECK(l.err != NULL && strstr(l.err, want) != NULL, "no '%s' in:\n%s", want, l.err);
+		CHECK(l.err != NULL && count_lines(l.err) == 2, "%u lines:\n%s",
+		      l.err != NULL ? count_lines(l.err) : 0, l.err);
+		free(l.err);
+	}
+	test_end();
+
+	test_begin("inspection: mirror rules need a mirror_port");
+	{
+		struct loaded l;
+
+		snprintf(ini, sizeof(ini), "[engine]\nrules = %s\n" P0 W0 "stages = parse, acl, fwd\n",
+			 mirror);
+		load_text(ini, &conf, &l);
+		CHECK(l.rc == -1 && l.err != NULL &&
+			      strstr(l.err, "1 mirror rules but mirror_port is not set") != NULL,
+		      "returned %d:\n%s", l.rc, l.err != NULL ? l.err : "");
+		free(l.err);
+	}
+	test_end();
+
+	test_begin("inspection: a relative rules path is taken from the configuration's directory");
+	{
+		struct loaded l;
+		const char *base = strrchr(rules, '/') + 1;
+
+		snprintf(ini, sizeof(ini), "[engine]\nrules = %s\nflow_capacity = 1024\n"
+			 "flow_timeout_ms = 0\nflow_full = drop\ndefault_action = drop\n" P0 W0
+			 "stages = parse, flow, acl, fwd\n", base);
+		load_text(ini, &conf, &l);
+		CHECK(l.rc == 0, "returned %d:\n%s", l.rc, l.err != NULL ? l.err : "");
+		CHECK(strcmp(conf.rules, rules) == 0, "rules '%s', expected '%s'", conf.rules, rules);
+		CHECK(conf.flow_capacity == 1024 && conf.flow_timeout_ms == 0 &&
+			      conf.flow_full_pass == 0 && conf.default_drop == 1,
+		      "flow %u/%u/%u default_drop %u", conf.flow_capacity, conf.flow_timeout_ms,
+		      conf.flow_full_pass, conf.default_drop);
+		CHECK(conf.mirror_port == MPE_PORT_NONE, "mirror_port %u", conf.mirror_port);
+		free(l.err);
+	}
+	test_end();
+	unlink(rules);
+	unlink(bad);
+	unlink(mirror);
+}
+
 int
 main(void)
 {
@@ -1017,6 +1159,8 @@ main(void)
 		{"a section with 64 unknown keys still checks the 65th key",
 		 test_many_keys_all_checked},
 	};
+
+	test_inspection_config();
 
 	run_cases();
 	run_key_rows();

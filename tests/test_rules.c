@@ -488,9 +488,9 @@ static const struct bad_case bad_cases[] = {
 	 "@10.0.0.0/8 0.0.0.0/0 0 : 65535 0 : 65535 6/0xfg drop 1\n",
 	 "$:1: protocol mask: '0xfg' is not a number\n"},
 	{"unknown action", "@10.0.0.0/8 0.0.0.0/0 0 : 65535 0 : 65535 6/0xff deny 1\n",
-	 "$:1: action: unknown 'deny' (allow, drop or count)\n"},
+	 "$:1: action: unknown 'deny' (allow, drop, count or mirror)\n"},
 	{"action in capitals", "@10.0.0.0/8 0.0.0.0/0 0 : 65535 0 : 65535 6/0xff DROP 1\n",
-	 "$:1: action: unknown 'DROP' (allow, drop or count)\n"},
+	 "$:1: action: unknown 'DROP' (allow, drop, count or mirror)\n"},
 	{"priority 0", "@10.0.0.0/8 0.0.0.0/0 0 : 65535 0 : 65535 6/0xff drop 0\n",
 	 "$:1: priority: '0' out of range 1..536870911\n"},
 	{"priority above RTE_ACL_MAX_PRIORITY",
@@ -507,7 +507,7 @@ static const struct bad_case bad_cases[] = {
 	 "garbage\n" GOOD "@::/0 ::/0 5 : 4 0 : 65535 6/0xff drop 1\n"
 	 "@::/0 ::/0 0 : 65535 0 : 65535 6/0xff drop 0\n",
 	 "$:3: source: prefix length '40' out of range 0..32\n"
-	 "$:6: action: unknown 'reject' (allow, drop or count)\n"
+	 "$:6: action: unknown 'reject' (allow, drop, count or mirror)\n"
 	 "$:7: a rule starts with '@': expected " SYNTAX "\n"
 	 "$:9: source ports: low 5 above high 4\n"
 	 "$:10: priority: '0' out of range 1..536870911\n"},
