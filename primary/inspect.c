@@ -303,6 +303,49 @@ mpe_inspect_fini(struct mpe_primary *p)
 	pthread_mutex_unlock(&insp.lock);
 }
 
+/* After the workers stopped: what each rules file classified over the engine's life, every
+ * generation counted (freed, waiting to be freed, in force). */
+void
+mpe_inspect_report(FILE *out)
+{
+	struct mpe_inspect_file files[MPE_INSPECT_FILES];
+	const struct mpe_ruleset *rs;
+	unsigned int nf, i, k;
+
+	pthread_mutex_lock(&insp.lock);
+	rs = insp.p != NULL && insp.p->shm != NULL ? insp.p->shm->ruleset : NULL;
+	if (rs == NULL) {
+		pthread_mutex_unlock(&insp.lock);
+		return;
+	}
+	nf = insp.nb_files;
+	memcpy(files, insp.files, sizeof(files));
+	for (i = 0; i <= insp.nb_retired; i++) {
+		const struct mpe_ruleset *g = i < insp.nb_retired ? insp.retired[i].rs : rs;
+		uint64_t packets = 0;
+
+		for (k = 0; k <= g->nb_rules; k++)
+			packets += mpe_ruleset_hits(g, k);
+		for (k = 0; k < nf && strcmp(files[k].file, g->file) != 0; k++)
+			;
+		if (k == nf) {
+			if (nf == MPE_INSPECT_FILES) {
+				k = nf - 1;
+			} else {
+				snprintf(files[k].file, sizeof(files[k].file), "%s", g->file);
+				files[k].packets = 0;
+				nf++;
+			}
+		}
+		files[k].packets += packets;
+	}
+	fprintf(out, "  acl rule sets: generation %u in force, %" PRIu64 " reloads, %" PRIu64
+		" refused\n", rs->generation, insp.reloads, insp.reload_errors);
+	for (k = 0; k < nf; k++)
+		fprintf(out, "    classified by %s: %" PRIu64 "\n", files[k].file, files[k].packets);
+	pthread_mutex_unlock(&insp.lock);
+}
+
 void
 mpe_inspect_lock(void)
 {

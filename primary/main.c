@@ -473,8 +473,10 @@ teardown(struct mpe_primary *p, int workers_started)
 			p->io_launched = 0;
 		}
 		empty_rings(p);
-		if (workers_started)
+		if (workers_started) {
 			mpe_stats_summary(p->shm, stdout);
+			mpe_inspect_report(stdout);
+		}
 		fflush(stdout);
 		mpe_telemetry_fini();
 		mpe_inspect_fini(p);

@@ -84,6 +84,8 @@ int mpe_inspect_reload(const char *file, FILE *err, uint32_t *generation, uint32
 void mpe_inspect_tick(struct mpe_primary *p);
 /* Worker @id ended without leaving the RCU state itself. */
 void mpe_inspect_worker_gone(struct mpe_primary *p, unsigned int id);
+/* After every worker stopped: packets classified per rules file, over the engine's life. */
+void mpe_inspect_report(FILE *out);
 /* After every worker stopped. */
 void mpe_inspect_fini(struct mpe_primary *p);
 /* Readers (telemetry) hold the lock while they use a rule set or a flow table. */
