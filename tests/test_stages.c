@@ -1,14 +1,19 @@
 /* Stages as the worker loop runs them: bursts of real mbufs in, the survivors first in their
  * order, the dropped behind them, and the mbuf fields, metadata and counters each stage owns.
  * Table-driven: each case is a burst of frames and the verdict each must get. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
 #include "decode.h"
+#include "flow.h"
+#include "names.h"
 #include "pkt.h"
+#include "ruleset.h"
 #include "stage.h"
 #include "test.h"
 #include "test_eal.h"
@@ -209,12 +214,222 @@ test_fwd_routes_and_rewrites(void)
 	rte_pktmbuf_free_bulk(pkts, 3);
 }
 
+/* ---- flow and acl ---- */
+
+/* An OK_TCP frame of flow @id (10.0.0.1:1024 <-> 10.0.0.id:80); @rev: the reply direction. */
+static struct rte_mbuf *
+tcp_flow(uint8_t id, int rev)
+{
+	struct rte_mbuf *m = make(OK_TCP, id);
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), t[4];
+
+	if (rev) {
+		memcpy(t, f + 26, 4), memcpy(f + 26, f + 30, 4), memcpy(f + 30, t, 4);
+		memcpy(t, f + 34, 2), memcpy(f + 34, f + 36, 2), memcpy(f + 36, t, 2);
+	}
+	return m;
+}
+
+static struct mpe_ruleset *
+ruleset(uint32_t gen, const char *text)
+{
+	char path[] = "/tmp/mpe_test_stages_XXXXXX";
+	int fd = mkstemp(path);
+	struct mpe_rules *r;
+	struct mpe_ruleset *rs;
+
+	if (fd < 0)
+		return NULL;
+	test_write_all(fd, text, strlen(text));
+	close(fd);
+	r = mpe_rules_load(path, stdout);
+	unlink(path);
+	if (r == NULL)
+		return NULL;
+	rs = mpe_ruleset_create(gen, r, "test", MPE_RULE_ALLOW, 1);
+	mpe_rules_free(r);
+	return rs;
+}
+
+struct inspect_rig {
+	struct mpe_shared *shm;
+	struct mpe_conf *conf;
+	struct mpe_stage_ctx ctx[3]; /* parse, flow, acl, as worker 0 runs them */
+	const struct mpe_stage_ops *ops[3];
+	struct mpe_counters cnt[3];
+	uint64_t malformed[MPE_DECODE_BAD_MAX];
+	struct mpe_inspect_counters insp;
+};
+
+static int
+rig_init(struct inspect_rig *g, struct mpe_shared *shm)
+{
+	static const char *const names[] = {"parse", "flow", "acl"};
+	unsigned int i;
+
+	memset(g, 0, sizeof(*g));
+	g->shm = shm;
+	g->conf = &shm->conf;
+	mpe_config_defaults(g->conf);
+	g->conf->nb_workers = 1;
+	g->conf->workers[0].nb_stages = 3;
+	for (i = 0; i < 3; i++) {
+		struct mpe_stage_ctx *c = &g->ctx[i];
+
+		g->conf->workers[0].stages[i] = (uint8_t)mpe_stage_find(names[i], strlen(names[i]));
+		g->ops[i] = mpe_stage_get(g->conf->workers[0].stages[i]);
+		c->shm = shm;
+		c->conf = g->conf;
+		c->cnt = &g->cnt[i];
+		c->meta_offset = meta_off;
+		c->malformed = g->malformed;
+		c->insp = &g->insp;
+		c->worker_id = 0;
+		c->stage_pos = i;
+		if (g->ops[i]->init != NULL && g->ops[i]->init(c) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static uint16_t
+rig_run(struct inspect_rig *g, struct rte_mbuf **pkts, uint16_t n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		n = g->ops[i]->burst(&g->ctx[i], pkts, n);
+	return n;
+}
+
+static void
+rig_fini(struct inspect_rig *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		if (g->ops[i]->fini != NULL)
+			g->ops[i]->fini(&g->ctx[i]);
+}
+
+/* acl after flow on one worker: verdicts per direction, taken from the flow entry once
+ * known, and classified again under a new rule set generation. */
+static void
+test_acl_verdicts_and_cache(void)
+{
+	static struct mpe_shared shm;
+	struct mpe_ruleset *g1, *g2;
+	struct mpe_flow_table *t;
+	struct inspect_rig g;
+	struct rte_mbuf *pkts[3], *orig[3];
+	char name[MPE_FLOW_NAME_MAX + 1];
+	unsigned int round;
+	uint16_t kept;
+
+	snprintf(name, sizeof(name), MPE_NAME_FLOW_FMT, 0u);
+	t = mpe_flow_table_create(name, 64, 0, SOCKET_ID_ANY);
+	/* generation 1 drops flow 2's forward direction only; generation 2 counts everything */
+	g1 = ruleset(1, "@10.0.0.1/32 10.0.0.2/32 1024 : 1024 80 : 80 6/0xff drop 10\n");
+	g2 = ruleset(2, "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 0/0 count 5\n");
+	CHECK(t != NULL && g1 != NULL && g2 != NULL, "set-up: %s", rte_strerror(rte_errno));
+	if (t == NULL || g1 == NULL || g2 == NULL)
+		goto out;
+	shm.ruleset = g1;
+	CHECK(rig_init(&g, &shm) == 0, "stage init");
+	for (round = 0; round < 4; round++) {
+		const int second_gen = round >= 2;
+		const uint64_t *row;
+
+		if (round == 2)
+			shm.ruleset = g2;
+		orig[0] = pkts[0] = tcp_flow(2, 0); /* flow 2 forward: generation 1 drops it */
+		orig[1] = pkts[1] = tcp_flow(2, 1); /* flow 2 reply: no rule */
+		orig[2] = pkts[2] = tcp_flow(3, 0); /* flow 3: no rule */
+		kept = rig_run(&g, pkts, 3);
+		row = mpe_ruleset_row(second_gen ? g2 : g1, 0);
+		if (!second_gen) {
+			CHECK(kept == 2 && pkts[0] == orig[1] && pkts[1] == orig[2] &&
+				      pkts[2] == orig[0],
+			      "round %u: kept %u; the drop rule's packet behind the others", round,
+			      kept);
+			CHECK(row[1] == round + 1 && row[0] == 2 * (round + 1),
+			      "round %u: hits rule 0 %lu, default %lu", round, (unsigned long)row[1],
+			      (unsigned long)row[0]);
+			CHECK(mpe_meta(orig[0], meta_off)->verdict == MPE_RULE_DROP &&
+				      mpe_meta(orig[0], meta_off)->rule == 1,
+			      "round %u: verdict %u rule %u", round,
+			      mpe_meta(orig[0], meta_off)->verdict, mpe_meta(orig[0], meta_off)->rule);
+		} else {
+			CHECK(kept == 3, "round %u: generation 2 keeps all (%u)", round, kept);
+			CHECK(row[1] == 3 * (round - 1), "round %u: generation 2 hits %lu", round,
+			      (unsigned long)row[1]);
+		}
+		/* rounds 0 and 2 classify all three; 1 and 3 find every verdict in the flows */
+		CHECK(g.insp.acl_lookups == (round >= 2 ? 6u : 3u) &&
+			      g.insp.acl_cached == (round >= 3 ? 6u : round >= 1 ? 3u : 0u),
+		      "round %u: classified %lu, from flows %lu", round,
+		      (unsigned long)g.insp.acl_lookups, (unsigned long)g.insp.acl_cached);
+		rte_pktmbuf_free_bulk(orig, 3);
+	}
+	CHECK(t->stats.active == 2 && t->stats.lookups == 12, "flows %lu, lookups %lu",
+	      (unsigned long)t->stats.active, (unsigned long)t->stats.lookups);
+	rig_fini(&g);
+out:
+	mpe_ruleset_free(g1);
+	mpe_ruleset_free(g2);
+	mpe_flow_table_free(t);
+}
+
+/* A full flow table: the packets of flows that find no room are counted, and dropped or let
+ * through as flow_full says. */
+static void
+test_flow_table_full(void)
+{
+	static struct mpe_shared shm;
+	struct mpe_flow_table *t;
+	struct inspect_rig g;
+	struct rte_mbuf *pkts[12];
+	char name[MPE_FLOW_NAME_MAX + 1];
+	const struct mpe_stage_ops *parse, *flow;
+	int pass;
+	uint16_t kept, i;
+
+	snprintf(name, sizeof(name), MPE_NAME_FLOW_FMT, 0u);
+	for (pass = 0; pass < 2; pass++) {
+		t = mpe_flow_table_create(name, MPE_FLOW_CAPACITY_MIN, 0, SOCKET_ID_ANY);
+		CHECK(t != NULL, "table: %s", rte_strerror(rte_errno));
+		if (t == NULL)
+			return;
+		shm.ruleset = NULL;
+		CHECK(rig_init(&g, &shm) == 0, "stage init");
+		g.conf->flow_full_pass = (uint32_t)pass;
+		parse = g.ops[0];
+		flow = g.ops[1];
+		for (i = 0; i < 12; i++)
+			pkts[i] = tcp_flow((uint8_t)(10 + i), 0);
+		kept = parse->burst(&g.ctx[0], pkts, 12);
+		kept = flow->burst(&g.ctx[1], pkts, kept);
+		CHECK(g.insp.flow_full == 12 - MPE_FLOW_CAPACITY_MIN,
+		      "flow_full %s: %lu packets found no room", pass ? "pass" : "drop",
+		      (unsigned long)g.insp.flow_full);
+		CHECK(kept == (pass ? 12 : MPE_FLOW_CAPACITY_MIN), "flow_full %s: kept %u",
+		      pass ? "pass" : "drop", kept);
+		rte_pktmbuf_free_bulk(pkts, 12);
+		rig_fini(&g);
+		mpe_flow_table_free(t);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
 		{"fwd: routes to the peer port and rewrites MACs where configured",
 		 test_fwd_routes_and_rewrites},
+		{"acl after flow: verdicts per direction, from the flow entry once known, "
+		 "classified again under a new generation", test_acl_verdicts_and_cache},
+		{"flow: a full table counts, and drops or passes as flow_full says",
+		 test_flow_table_full},
 	};
 	static const struct rte_mbuf_dynfield desc = {
 		.name = MPE_META_NAME,
@@ -227,7 +442,8 @@ main(int argc, char **argv)
 	if (test_eal_init(argv[0], "stages") < 0)
 		return 1;
 	meta_off = rte_mbuf_dynfield_register(&desc);
-	pool = rte_pktmbuf_pool_create("test_stages", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	pool = rte_pktmbuf_pool_create("test_stages", 255, 0, MPE_PKT_PRIV_SIZE,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	if (meta_off < 0 || pool == NULL) {
 		printf("not ok - set-up: %s\n", rte_strerror(rte_errno));
 		return 1;
