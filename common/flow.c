@@ -228,7 +228,8 @@ flow_init(struct mpe_flow *f, const struct mpe_flow_key *canon, uint32_t hash, u
  * new in this burst is added by its first packet and found by the add for the others). */
 static inline uint32_t
 update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const uint32_t lens[],
-	     const uint8_t tcp_flags[], uint32_t n, uint64_t now, struct mpe_flow *out[])
+	     const uint8_t tcp_flags[], uint32_t n, uint64_t now, struct mpe_flow *out[],
+	     uint8_t dirs[])
 {
 	struct mpe_flow_key canon[BULK];
 	const void *kp[BULK];
@@ -275,6 +276,8 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 			f = &t->flows[p];
 		}
 		dir = rev[i] ^ f->fwd_from_dst;
+		if (dirs != NULL)
+			dirs[i] = (uint8_t)dir;
 		f->pkts[dir]++;
 		f->bytes[dir] += lens[i];
 		if (tcp_flags != NULL)
@@ -299,6 +302,14 @@ mpe_flow_update_burst(struct mpe_flow_table *t, const struct mpe_flow_key *keys[
 		      const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n, uint64_t now,
 		      struct mpe_flow *out[])
 {
+	return mpe_flow_update_burst_dir(t, keys, lens, tcp_flags, n, now, out, NULL);
+}
+
+int
+mpe_flow_update_burst_dir(struct mpe_flow_table *t, const struct mpe_flow_key *keys[],
+			  const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n,
+			  uint64_t now, struct mpe_flow *out[], uint8_t dirs[])
+{
 	uint32_t done = 0, found = 0, c;
 
 	if (unlikely(t == NULL || (n > 0 && (keys == NULL || lens == NULL || out == NULL))))
@@ -307,7 +318,7 @@ mpe_flow_update_burst(struct mpe_flow_table *t, const struct mpe_flow_key *keys[
 		c = RTE_MIN((uint32_t)n - done, (uint32_t)BULK);
 		found += update_chunk(t, keys + done, lens + done,
 				      tcp_flags != NULL ? tcp_flags + done : NULL, c, now,
-				      out + done);
+				      out + done, dirs != NULL ? dirs + done : NULL);
 		done += c;
 	}
 	return (int)found;

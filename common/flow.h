@@ -126,6 +126,12 @@ int mpe_flow_update_burst(struct mpe_flow_table *t, const struct mpe_flow_key *k
 			  const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n,
 			  uint64_t now, struct mpe_flow *out[]);
 
+/* The same, and @dirs[i] (if not NULL) = the enum mpe_flow_dir of packet i in its flow
+ * (left unset where @out[i] is NULL). */
+int mpe_flow_update_burst_dir(struct mpe_flow_table *t, const struct mpe_flow_key *keys[],
+			      const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n,
+			      uint64_t now, struct mpe_flow *out[], uint8_t dirs[]);
+
 /* Owner only: visit the next min(@budget, capacity) slots after the cursor and remove the
  * flows idle for more than the table's timeout at @now. Returns how many were removed. */
 uint32_t mpe_flow_expire(struct mpe_flow_table *t, uint64_t now, uint32_t budget);

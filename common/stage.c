@@ -172,7 +172,7 @@ flow_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	const struct mpe_flow_key *keys[MPE_MAX_BURST];
 	struct mpe_flow *out[MPE_MAX_BURST];
 	uint32_t lens[MPE_MAX_BURST];
-	uint8_t flags[MPE_MAX_BURST], drop[MPE_MAX_BURST];
+	uint8_t flags[MPE_MAX_BURST], drop[MPE_MAX_BURST], dirs[MPE_MAX_BURST];
 	uint16_t idx[MPE_MAX_BURST], i, m = 0, full = 0;
 	uint64_t now = rte_rdtsc();
 
@@ -189,7 +189,7 @@ flow_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		flags[m] = pp->tcp_flags;
 		idx[m++] = i;
 	}
-	if (m > 0 && mpe_flow_update_burst(t, keys, lens, flags, m, now, out) != m) {
+	if (m > 0 && mpe_flow_update_burst_dir(t, keys, lens, flags, m, now, out, dirs) != m) {
 		for (i = 0; i < m; i++)
 			if (out[i] == NULL) {
 				full++;
@@ -201,8 +201,7 @@ flow_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		struct mpe_pkt_priv *pp = mpe_pkt_priv(pkts[idx[i]]);
 
 		pp->flow = out[i];
-		if (out[i] != NULL)
-			pp->dir = (uint8_t)mpe_flow_dir(out[i], keys[i]);
+		pp->dir = dirs[i];
 	}
 	mpe_flow_expire(t, now, FLOW_EXPIRE_BUDGET);
 	if (likely(full == 0 || ctx->conf->flow_full_pass))
