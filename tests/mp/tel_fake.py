@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""A stand-in for a DPDK telemetry server (v2), for testing mpe-ctl without an engine.
+
+Usage: tel_fake.py MODE RUNDIR PREFIX
+Serves RUNDIR/dpdk/PREFIX/dpdk_telemetry.v2 (the path the EAL uses when RUNTIME_DIRECTORY is
+RUNDIR) one client after another until killed. MODE:
+  other     a DPDK application without /mpe/ commands
+  big       every /mpe/ reply is larger than a client may take
+  garbage   every /mpe/ reply is not JSON
+  contract  the engine's commands as the telemetry contracts describe them, with fixed values,
+            including /mpe/acl, /mpe/flows,<worker>, /mpe/reload[,FILE], /mpe/dump and
+            /mpe/workers,<id>; /mpe/info says 3 workers, the other commands know 2, so that
+            a worker id can pass the client's check and still get no answer
+"""
+import json
+import os
+import socket
+import sys
+
+MAX_OUTPUT_LEN = 16384
+BASE = ["/", "/help", "/info", "/ethdev/list", "/eal/params"]
+MPE = ["/mpe/config", "/mpe/info", "/mpe/rings", "/mpe/stats", "/mpe/workers"]
+MPE_NEW = ["/mpe/acl", "/mpe/dump", "/mpe/flows", "/mpe/reload"]
+DROPS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutdown", "worker_died",
+         "worker_down"]
+
+
+def drops(**nonzero):
+    return {r: nonzero.get(r, 0) for r in DROPS}
+
+
+def worker(wid, rx):
+    return {"pid": 4000 + wid, "lcore": 2 + wid, "state": "running", "heartbeat": 99,
+            "heartbeat_age_ms": 1, "rx": rx, "tx": rx - 5, "drops": drops(verdict=5),
+            "restarts": 0, "lost": 0, "last_cause": "", "last_recover_ms": 0, "down": 0,
+            "dead": 0, "cycles_per_packet": 300,
+            "stages": {"parse": {"packets": rx, "cycles_per_packet": 200},
+                       "acl": {"packets": rx, "cycles_per_packet": 90}}}
+
+
+def flows(wid):
+    # not sorted by bytes: the client sorts
+    return {"worker": wid, "active": 3, "capacity": 65536, "inserted": 10, "expired": 7,
+            "full": 0, "top": [
+                {"proto": 17, "a": "10.0.%d.1:53" % wid, "b": "10.9.0.1:5353",
+                 "packets": [2, 2], "bytes": [200, 300], "tcp_flags": "",
+                 "first_ms": 100, "last_ms": 600},
+                {"proto": 6, "a": "10.0.%d.2:1234" % wid, "b": "10.9.0.2:80",
+                 "packets": [10, 8], "bytes": [9000, 700], "tcp_flags": "SA",
+                 "first_ms": 0, "last_ms": 2500},
+                {"proto": 47, "a": "10.0.%d.3" % wid, "b": "10.9.0.3",
+                 "packets": [1, 0], "bytes": [64, 0], "tcp_flags": "",
+                 "first_ms": 10, "last_ms": 10}]}
+
+
+def contract(cmd, param, rundir, prefix):
+    if cmd == "/mpe/info":
+        return {"version": "fake", "model": "process", "shape": "distributor", "workers": 3,
+                "io_lcore": 1, "lcores": [2, 3, 4], "uptime_s": 5, "primary_pid": os.getpid()}
+    if cmd == "/mpe/stats":
+        return {"in": 300, "out": 290, "dropped": 10, "drops": drops(verdict=10),
+                "ports": {"0": {"device": "net_pcap0", "rx": 300, "tx": 0},
+                          "1": {"device": "net_null1", "rx": 0, "tx": 290}}}
+    if cmd == "/mpe/workers":
+        if param is None:
+            return {"0": worker(0, 100), "1": worker(1, 200)}
+        if param not in ("0", "1"):
+            return None
+        w = worker(int(param), 100 * (int(param) + 1))
+        w["malformed"] = {"bad_ihl": 1, "truncated": 2}
+        w["stages"] = [{"name": n, **s} for n, s in w["stages"].items()]
+        return w
+    if cmd == "/mpe/rings":
+        return {"mpe_io_w0": {"count": 1, "capacity": 1023, "free": 1022}}
+    if cmd == "/mpe/config":
+        return "[engine]\nshape = distributor\n"
+    if cmd == "/mpe/acl":
+        return {"generation": 3, "file": "/etc/mpe/rules.acl", "default_action": "allow",
+                "default_hits": 7, "rules": [
+                    {"id": 1, "line": 3, "priority": 10, "action": "drop", "hits": 42,
+                     "rule": "@10.0.0.0/8 0.0.0.0/0 0 : 65535 80 : 80 6/0xff"},
+                    {"id": 2, "line": 4, "priority": 5, "action": "allow", "hits": 5,
+                     "rule": "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 17/0xff"}]}
+    if cmd == "/mpe/flows":
+        return flows(int(param)) if param in ("0", "1") else None
+    if cmd == "/mpe/reload":
+        if param is None:
+            return {"ok": True, "generation": 4, "rules": 2, "file": "/etc/mpe/rules.acl"}
+        if param.endswith("bad.rules"):
+            return {"ok": False, "errors": ["%s:3: bad address '10.0.0/33'" % param,
+                                            "%s:7: unknown action 'dorp'" % param]}
+        return {"ok": True, "generation": 4, "rules": 2, "file": param}
+    if cmd == "/mpe/dump":
+        path = os.path.join(rundir, "dpdk", prefix, "mpe-dump-1.txt")
+        with open(path, "w") as f:
+            f.write("fake dump\n")
+        return {"path": path}
+    return None
+
+
+def serve(conn, mode, rundir, prefix):
+    conn.send(json.dumps({"version": "DPDK 22.11.fake", "pid": os.getpid(),
+                          "max_output_len": MAX_OUTPUT_LEN}).encode())
+    commands = BASE + (MPE if mode != "other" else []) + (MPE_NEW if mode == "contract" else [])
+    while True:
+        req = conn.recv(1024).decode()
+        if not req:
+            return
+        cmd, _, param = req.partition(",")
+        param = param if "," in req else None
+        if cmd == "/":
+            value = sorted(commands)
+        elif cmd == "/info":
+            value = {"version": "DPDK 22.11.fake", "pid": os.getpid(),
+                     "max_output_len": MAX_OUTPUT_LEN}
+        elif cmd not in commands:
+            value = None
+        elif mode == "big":
+            value = {"x%d" % i: "y" * 100 for i in range(1000)}
+        elif mode == "garbage":
+            conn.send(b'{"' + cmd.encode() + b'": {"in": 1,')
+            continue
+        else:
+            value = contract(cmd, param, rundir, prefix)
+        conn.send(json.dumps({cmd: value}).encode())
+
+
+def main(argv):
+    mode, rundir, prefix = argv[1], argv[2], argv[3]
+    path = os.path.join(rundir, "dpdk", prefix, "dpdk_telemetry.v2")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    srv.bind(path + ".tmp")
+    srv.listen(4)
+    os.rename(path + ".tmp", path)  # appears when it accepts
+    while True:
+        conn, _ = srv.accept()
+        try:
+            serve(conn, mode, rundir, prefix)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
