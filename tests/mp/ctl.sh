@@ -21,6 +21,7 @@ FAKE=$HERE/tel_fake.py
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 N=3000
+FLOWS=8 # at most 10 per worker: every flow is in /mpe/flows' top list
 
 cfg=$TMP/engine.ini
 cat > "$cfg" <<EOF
@@ -28,15 +29,16 @@ cat > "$cfg" <<EOF
 shape = distributor
 io_lcore = 1
 backpressure = on
+rules = rules.txt
 
 $LOOP_PORTS
 [worker 0]
 lcore = 2
-stages = parse,fwd
+stages = parse, flow, acl, fwd
 
 [worker 1]
 lcore = 3
-stages = parse,fwd
+stages = parse, flow, acl, fwd
 EOF
 
 # mpe-ctl on the engine of prefix $P, in runtime directory $RD (empty: DPDK's default)
@@ -67,7 +69,12 @@ except Exception:
 # col FILE KEY: the value column of a "key  value" line of a human table
 col() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ +/, ""); print; exit }' "$1"; }
 
-"$PCAPGEN" -o "$TMP/in.pcap" -n "$N" -f 50 --bidir --seed 7 > /dev/null
+# rules that count and let everything through: every packet must come out
+cat > "$TMP/rules.txt" <<EOF
+@10.0.0.0/9 0.0.0.0/0 0 : 65535 0 : 65535 6/0xff count 20
+@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 17/0xff count 10
+EOF
+"$PCAPGEN" -o "$TMP/in.pcap" -n "$N" -f "$FLOWS" --bidir --seed 7 > /dev/null
 check "capture holds $N packets" cond '[ "$(pcap_count "$TMP/in.pcap")" = "$N" ]'
 
 # --- no engine, wrong prefix -----------------------------------------------------------------
@@ -171,8 +178,8 @@ check "workers: pids as /mpe/workers says, tx = rx, no drops" cond \
 	'[ "$(echo "$wrows" | awk "{ print \$2 }" | tr "\n" " ")" = \
 	"$(jget "$t.raw.workers" "v[\"0\"][\"pid\"]") $(jget "$t.raw.workers" "v[\"1\"][\"pid\"]") " ] &&
 	[ -z "$(echo "$wrows" | awk "\$5 != \$6 || \$7 != 0")" ]'
-check "workers: stages parse and fwd with their cycles" \
-	cond '[ "$(echo "$wrows" | grep -c "parse [0-9]*, fwd [0-9]*$")" = 2 ]'
+check "workers: stages parse, flow, acl and fwd with their cycles" cond \
+	'[ "$(echo "$wrows" | grep -c "parse [0-9]*, flow [0-9]*, acl [0-9]*, fwd [0-9]*$")" = 2 ]'
 
 # workers ID
 rx1=$(jget "$t.raw.workers" 'v["1"]["rx"]')
@@ -180,7 +187,8 @@ rc=0; ctl workers 1 > "$t.w1" 2> "$t.err" || rc=$?
 check "workers 1: exit 0 ($rc), worker 1's rx ($rx1), its stages with packets = rx" cond \
 	'[ "$rc" = 0 ] && [ "$(col "$t.w1" worker)" = 1 ] && [ "$(col "$t.w1" rx)" = "$rx1" ] &&
 	[ "$(col "$t.w1" lcore)" = 3 ] && grep -Eq "^parse +$rx1 +[0-9]+$" "$t.w1" &&
-	grep -Eq "^fwd +$rx1 +[0-9]+$" "$t.w1" && grep -Eq "^ring_full +0$" "$t.w1"'
+	grep -Eq "^fwd +$rx1 +[0-9]+$" "$t.w1" && grep -Eq "^acl +$rx1 +[0-9]+$" "$t.w1" &&
+	grep -Eq "^ring_full +0$" "$t.w1"'
 rc=0; ctl --json workers 1 > "$t.jw1" || rc=$?
 check "workers 1 --json: worker 1's object" \
 	jtest "$t.jw1" "v['lcore'] == 3 and v['rx'] == $rx1 and v['state'] == 'running'"
@@ -205,7 +213,7 @@ check "top -n 2: exit 0 ($rc) after two periods ($ms ms), no screen clearing on 
 	'[ "$rc" = 0 ] && [ "$ms" -ge 600 ] && ! grep -q $'"'"'\033'"'"' "$t.top"'
 check "top -n 2: two refreshes, each with both workers running, rx/s 0 (idle engine)" cond \
 	'[ "$(grep -c "^mpe-ctl top: prefix $PREFIX, $MODEL build, distributor, 2 workers" "$t.top")" = 2 ] &&
-	[ "$(grep -Ec "^ +[01] +running +[0-9]+ +[23] +0 +0 +0 +0 +[0-9.]+ +0 +[0-9]+ +parse=[0-9]+ fwd=[0-9]+$" "$t.top")" = 4 ] &&
+	[ "$(grep -Ec "^ +[01] +running +[0-9]+ +[23] +0 +0 +0 +0 +[0-9.]+ +0 +[0-9]+ +parse=[0-9]+ flow=[0-9]+ acl=[0-9]+ fwd=[0-9]+$" "$t.top")" = 4 ] &&
 	[ "$(grep -c "totals: in $N  out $N  dropped 0" "$t.top")" = 2 ]'
 check "top --json: refused" fails "$t.topj" "top has no --json form" ctl --json top -n 1
 
@@ -290,16 +298,19 @@ s.recv(4096); s.send(b"/"); print(json.dumps(json.loads(s.recv(65536))["/"]))' "
 	if jtest "$t.cl" '"/mpe/acl" in v' > /dev/null; then
 		rc=0; ctl acl > "$t.acl" 2> "$t.err" || rc=$?
 		ctl --json acl > "$t.jacl" || rc=$?
-		check "$name: acl: exit 0 ($rc), one row per rule with its id, action and hits" \
+		check "$name: acl: exit 0 ($rc), every rule (all pages) with its id, action and hits" \
 			"$PY" - "$t.acl" "$t.jacl" <<'EOF'
 import json, re, sys
 human, v = open(sys.argv[1]).read().splitlines(), json.load(open(sys.argv[2]))
-ok = re.match(r"rules: .*generation %d; default action %s, %d hits$" % (
-    v["generation"], v["default_action"], v["default_hits"]), human[0]) is not None
-rows = [l.split() for l in human[2:]] if v["rules"] else []
-ok = ok and len(rows) == len(v["rules"])
-for r, row in zip(v["rules"], rows):
-    ok = ok and row[:5] == [str(r["id"]), str(r["line"]), str(r["priority"]), r["action"],
+rules = sorted(v["rules"].items(), key=lambda kr: int(kr[0]))
+ok = "next" not in v and len(rules) == v["nb_rules"] and re.match(
+    r"rules: .*, generation %d, %d rules; default action %s, %d hits; reloads %d \(%d refused\)$"
+    % (v["generation"], v["nb_rules"], v["default_action"], v["default_hits"], v["reloads"],
+       v["reload_errors"]), human[0]) is not None
+rows = [l.split() for l in human[2:2 + len(rules)]]
+ok = ok and len(rows) == len(rules)
+for (i, r), row in zip(rules, rows):
+    ok = ok and row[:5] == [i, str(r["line"]), str(r["priority"]), r["action"],
                             str(r["hits"])] and " ".join(row[5:]) == " ".join(r["rule"].split())
 if not ok:
     print("#   %.300r" % human)
@@ -314,7 +325,7 @@ EOF
 	if jtest "$t.cl" '"/mpe/flows" in v' > /dev/null; then
 		rc=0; ctl flows > "$t.fl" 2> "$t.err" || rc=$?
 		check "$name: flows: exit 0 ($rc), a section per worker" cond \
-			'[ "$rc" = 0 ] && [ "$(grep -c "^worker [0-9]*: [0-9]* active flows of" "$t.fl")" = \
+			'[ "$rc" = 0 ] && [ "$(grep -c "^worker [0-9]*: " "$t.fl")" = \
 			"$(jget "$t.cw" "len(v)")" ]'
 		rc=0; ctl --json flows 0 > "$t.jfl" || rc=$?
 		ctl flows 0 > "$t.fl0" || rc=$?
@@ -324,11 +335,12 @@ import json, sys
 human, v = open(sys.argv[1]).read().splitlines(), json.load(open(sys.argv[2]))
 ok = v["worker"] == 0 and v["active"] <= v["capacity"] and human[0].startswith(
     "worker 0: %d active flows of %d;" % (v["active"], v["capacity"]))
-want = sorted(v["top"], key=lambda f: -sum(f["bytes"]))
+want = sorted(v["top"].values(), key=lambda f: -(f["bytes_ab"] + f["bytes_ba"]))
 rows = [l.split() for l in human[2:]] if want else []
 ok = ok and len(rows) == len(want)
 for f, row in zip(want, rows):
-    ok = ok and row[1:7] == [f["a"], f["b"]] + [str(x) for x in f["packets"] + f["bytes"]]
+    ok = ok and row[1:7] == [f["a"], f["b"]] + [str(f[k]) for k in (
+        "packets_ab", "packets_ba", "bytes_ab", "bytes_ba")]
 if not ok:
     print("#   %.300r" % human)
 sys.exit(0 if ok else 1)
@@ -347,11 +359,11 @@ EOF
 			[ "$(sed 1d "$t.rle" | grep -Evc "^$TMP/bad.rules:[0-9]+: .+")" = 0 ] &&
 			[ "$(sed 1d "$t.rle" | wc -l)" -ge 1 ]'
 		rc=0; ctl --json reload "$TMP/bad.rules" > "$t.jrl" 2> /dev/null || rc=$?
-		check "$name: reload --json of a bad file: exit 1 ($rc), ok false with errors" cond \
-			'[ "$rc" = 1 ] && jtest "$t.jrl" "v[\"ok\"] is False and len(v[\"errors\"]) >= 1"'
+		check "$name: reload --json of a bad file: exit 1 ($rc), ok 0 with errors" cond \
+			'[ "$rc" = 1 ] && jtest "$t.jrl" "not v[\"ok\"] and len(v[\"errors\"]) >= 1"'
 		rc=0; ctl --json reload > "$t.jrl0" 2> /dev/null || rc=$?
-		check "$name: reload (the file in use): exit status follows ok ($rc)" cond \
-			'jtest "$t.jrl0" "v[\"ok\"] == ($rc == 0) and ($rc in (0, 1))"'
+		check "$name: reload (the file in force): exit status follows ok ($rc)" cond \
+			'jtest "$t.jrl0" "bool(v[\"ok\"]) == ($rc == 0) and ($rc in (0, 1))"'
 	else
 		check "$name: reload: the engine lacks /mpe/reload: exit 2, says so" fails "$t.rl" \
 			"does not serve /mpe/reload" ctl reload
@@ -372,19 +384,20 @@ EOF
 		SKIPPED+=" dump"
 	fi
 
-	# /mpe/workers,<id> of the contract carries malformed counters and a list of stages
+	# /mpe/workers,<id>: one worker with its malformed frames by reason and inspection counters
 	ctl --json workers 1 > "$t.jw1c" || true
 	if jtest "$t.jw1c" '"malformed" in v' > /dev/null; then
 		ctl workers 1 > "$t.w1c" || true
-		check "$name: workers 1: malformed reasons and the stage list shown" "$PY" - \
-			"$t.w1c" "$t.jw1c" <<'EOF'
+		check "$name: workers 1: its malformed reasons, inspection counters and stages shown" \
+			"$PY" - "$t.w1c" "$t.jw1c" <<'EOF'
 import json, sys
 human, v = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
-ok = isinstance(v["stages"], list) and isinstance(v["malformed"], dict)
 lines = [l.split() for l in human.splitlines()]
+ok = v["id"] == 1 and ["worker", "1"] in lines and ["malformed", "reason", "frames"] in lines
 ok = ok and all([r, str(n)] in lines for r, n in v["malformed"].items())
-ok = ok and all([s["name"], str(s["packets"]), str(s["cycles_per_packet"])] in lines
-                for s in v["stages"])
+ok = ok and all([r, str(n)] in lines for r, n in v.get("inspect", {}).items())
+ok = ok and all([n, str(s["packets"]), str(s["cycles_per_packet"])] in lines
+                for n, s in v["stages"].items())
 sys.exit(0 if ok else 1)
 EOF
 	else
@@ -392,7 +405,51 @@ EOF
 	fi
 }
 
+# the inspection commands' numbers against the traffic, where the engine lists them (/)
+if jtest "$t.list" '"/mpe/acl" in v' > /dev/null; then
+	ctl --json acl > "$t.eacl" || true
+	check "engine: acl: rules.txt in force, generation 1, 2 rules, default allow" jtest "$t.eacl" \
+		'v["file"].endswith("/rules.txt") and v["generation"] == 1 and v["nb_rules"] == 2
+		and v["default_action"] == "allow" and [r["action"] for r in v["rules"].values()]
+		== ["count", "count"]'
+	check "engine: acl: the hits of the rules and of the default action add up to $N" jtest \
+		"$t.eacl" "sum(r['hits'] for r in v['rules'].values()) + v['default_hits'] == $N
+		and all(r['hits'] > 0 for r in v['rules'].values())"
+	check "engine: metrics: the rules' hits as /mpe/acl counts them" "$PY" - "$t.prom" \
+		"$t.eacl" <<'EOF'
+import json, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fam = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+acl = json.load(open(sys.argv[2]))
+hits = {s.labels["rule"]: s.value for s in fam["mpe_acl_rule_hits"].samples}
+sys.exit(0 if hits == {k: r["hits"] for k, r in acl["rules"].items()} and
+         fam["mpe_acl_default_hits"].samples[0].value == acl["default_hits"] else 1)
+EOF
+fi
+if jtest "$t.list" '"/mpe/flows" in v' > /dev/null; then
+	for w in 0 1; do ctl --json flows "$w" > "$t.efl$w" || true; done
+	check "engine: flows: the $FLOWS flows of the capture, in both workers' tables, $N packets" \
+		"$PY" - "$t.efl0" "$t.efl1" "$FLOWS" "$N" <<'EOF'
+import json, sys
+tables = [json.load(open(f)) for f in sys.argv[1:3]]
+flows, n = int(sys.argv[3]), int(sys.argv[4])
+top = [f for t in tables for f in t["top"].values()]
+ok = sum(t["active"] for t in tables) == flows == len(top) and \
+    sum(t["inserted"] for t in tables) == flows and \
+    sum(f["packets_ab"] + f["packets_ba"] for f in top) == n and \
+    all(f["packets_ab"] > 0 and f["packets_ba"] > 0 for f in top)
+if not ok:
+    print("#   %.300r" % tables)
+sys.exit(0 if ok else 1)
+EOF
+fi
+
 RD= P=$PREFIX contract_checks engine
+if jtest "$t.list" '"/mpe/reload" in v' > /dev/null; then
+	ctl --json acl > "$t.eacl2" || true
+	check "engine: after two refused reloads and one good one: generation 2, 1 reload, 2 refused" \
+		jtest "$t.eacl2" 'v["generation"] == 2 and v["reloads"] == 1 and v["reload_errors"] == 2'
+fi
 ENGINE_SKIPPED=$SKIPPED
 for s in $ENGINE_SKIPPED; do
 	echo "# SKIP engine: /mpe/$s is not served by this engine; its checks wait for it"
@@ -429,13 +486,17 @@ P=fakec contract_checks "stand-in"
 check "stand-in: every contract command checked" [ -z "$SKIPPED" ]
 P=fakec
 ctl acl > "$t.facl"
-check "stand-in: acl table: rule 1 drop 42 hits with its rule text, default 7 hits" cond \
-	'grep -q "default action allow, 7 hits" "$t.facl" &&
-	grep -Eq "^ +1 +3 +10 +drop +42 +@10.0.0.0/8 0.0.0.0/0 0 : 65535 80 : 80 6/0xff$" "$t.facl"'
-ctl flows 1 > "$t.ffl"
-check "stand-in: flows 1: tcp flow first (most bytes), flags SA, 2.5 s; udp; proto 47" cond \
+check "stand-in: acl: both pages of rules; rule 0 drop 42 hits with its text, default 7 hits" \
+	cond 'grep -q "default action allow, 7 hits; reloads 2 (1 refused)$" "$t.facl" &&
+	grep -Eq "^ +0 +3 +10 +drop +42 +@10.0.0.0/8 0.0.0.0/0 0 : 65535 80 : 80 6/0xff$" "$t.facl" &&
+	grep -Eq "^ +1 +4 +5 +count +5 +@0.0.0.0/0 " "$t.facl" &&
+	grep -Eq "^/etc/mpe/rules.acl +1000$" "$t.facl"'
+ctl flows 0 > "$t.ffl"
+check "stand-in: flows 0: tcp flow first (most bytes), flags SA/A, 2.5 s; udp; proto 47" cond \
 	'[ "$(awk "NR > 2 { print \$1 }" "$t.ffl" | tr "\n" " ")" = "tcp udp 47 " ] &&
-	grep -Eq "^tcp +10.0.1.2:1234 +10.9.0.2:80 +10 +8 +9000 +700 +SA +2.5$" "$t.ffl"'
+	grep -Eq "^tcp +10.0.0.2:1234 +10.9.0.2:80 +10 +8 +9000 +700 +SA/A +2.5$" "$t.ffl"'
+check "stand-in: flows 1: a worker without a flow table says so" \
+	cond '[ "$(ctl flows 1)" = "worker 1: no flow table (it runs no flow stage)" ]'
 rc=0; ctl reload "$TMP/bad.rules" > /dev/null 2> "$t.frl" || rc=$?
 check "stand-in: reload of a bad file: both errors, as sent, exit 1 ($rc)" cond \
 	'[ "$rc" = 1 ] && grep -qx "$TMP/bad.rules:3: bad address '"'"'10.0.0/33'"'"'" "$t.frl" &&
@@ -448,15 +509,28 @@ check "stand-in: flows 5: no such worker: exit 2" fails "$t.ff5" \
 # the stand-in's /mpe/info says 3 workers, its other commands know 2
 check "stand-in: flows 2, a worker the engine does not answer for: exit 2, says so" \
 	fails "$t.ff2" "/mpe/flows,2: the engine could not answer" ctl flows 2
-RD=$TMP/run P=fakec ctl metrics > "$t.fprom"
-check "stand-in: metrics with acl and flows parse as OpenMetrics" "$PY" - "$t.fprom" <<'EOF'
+ctl metrics > "$t.fprom"
+check "stand-in: metrics with acl, flows and malformed frames parse as OpenMetrics" "$PY" - \
+	"$t.fprom" <<'EOF'
 import sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 fam = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
 hits = {s.labels["rule"]: s.value for s in fam["mpe_acl_rule_hits"].samples}
 active = {s.labels["worker"]: s.value for s in fam["mpe_flows_active"].samples}
-sys.exit(0 if hits == {"1": 42, "2": 5} and active == {"0": 3, "1": 3} else 1)
+bad = {(s.labels["worker"], s.labels["reason"]): s.value
+       for s in fam["mpe_worker_malformed_frames"].samples}
+ok = hits == {"0": 42, "1": 5} and active == {"0": 3} and bad[("1", "truncated")] == 2
+sys.exit(0 if ok else 1)
 EOF
+
+fake old fakeold
+P=fakeold
+rc=0; ctl workers 1 > "$t.old1" 2>&1 || rc=$?
+check "an engine that ignores the worker parameter: workers 1 shows worker 1 ($rc)" cond \
+	'[ "$rc" = 0 ] && [ "$(col "$t.old1" lcore)" = 3 ] && [ "$(col "$t.old1" rx)" = 200 ]'
+check "an engine without /mpe/acl: exit 2, lists what it serves" fails "$t.old2" \
+	"this engine does not serve /mpe/acl (it is older than mpe-ctl); it serves: /mpe/config /mpe/info /mpe/rings /mpe/stats /mpe/workers$" \
+	ctl acl
 
 fake other fakeo
 check "another DPDK application: exit 2, not an mpe engine" fails "$t.fo" \

@@ -7,10 +7,13 @@ RUNDIR) one client after another until killed. MODE:
   other     a DPDK application without /mpe/ commands
   big       every /mpe/ reply is larger than a client may take
   garbage   every /mpe/ reply is not JSON
-  contract  the engine's commands as the telemetry contracts describe them, with fixed values,
-            including /mpe/acl, /mpe/flows,<worker>, /mpe/reload[,FILE], /mpe/dump and
-            /mpe/workers,<id>; /mpe/info says 3 workers, the other commands know 2, so that
-            a worker id can pass the client's check and still get no answer
+  old       an engine from before /mpe/acl, /mpe/flows, /mpe/reload, /mpe/dump: /mpe/workers
+            ignores its parameter
+  contract  every command as the engine answers it, with fixed values: /mpe/acl in pages of
+            one rule, /mpe/flows,<worker> (worker 1 has no flow table), /mpe/reload[,FILE],
+            /mpe/workers,<id>, and /mpe/dump as its contract says (the engine lacks it yet);
+            /mpe/info says 3 workers, the other commands know 2, so that a worker id can pass
+            the client's check and still get no answer
 """
 import json
 import os
@@ -38,19 +41,29 @@ def worker(wid, rx):
                        "acl": {"packets": rx, "cycles_per_packet": 90}}}
 
 
+def flow(proto, a, b, pkts, nbytes, flags, first, last):
+    return {"proto": proto, "a": a, "b": b, "packets_ab": pkts[0], "packets_ba": pkts[1],
+            "bytes_ab": nbytes[0], "bytes_ba": nbytes[1], "tcp_flags_ab": flags[0],
+            "tcp_flags_ba": flags[1], "first_ms": first, "last_ms": last}
+
+
 def flows(wid):
+    if wid == 1:
+        return {"worker": 1, "capacity": 0}
     # not sorted by bytes: the client sorts
-    return {"worker": wid, "active": 3, "capacity": 65536, "inserted": 10, "expired": 7,
-            "full": 0, "top": [
-                {"proto": 17, "a": "10.0.%d.1:53" % wid, "b": "10.9.0.1:5353",
-                 "packets": [2, 2], "bytes": [200, 300], "tcp_flags": "",
-                 "first_ms": 100, "last_ms": 600},
-                {"proto": 6, "a": "10.0.%d.2:1234" % wid, "b": "10.9.0.2:80",
-                 "packets": [10, 8], "bytes": [9000, 700], "tcp_flags": "SA",
-                 "first_ms": 0, "last_ms": 2500},
-                {"proto": 47, "a": "10.0.%d.3" % wid, "b": "10.9.0.3",
-                 "packets": [1, 0], "bytes": [64, 0], "tcp_flags": "",
-                 "first_ms": 10, "last_ms": 10}]}
+    return {"worker": wid, "capacity": 65536, "active": 3, "inserted": 10, "expired": 7,
+            "full": 0, "lookups": 99, "resets": 0, "top": {
+                "0": flow(17, "10.0.0.1:53", "10.9.0.1:5353", [2, 2], [200, 300], ["", ""],
+                          100, 600),
+                "1": flow(6, "10.0.0.2:1234", "10.9.0.2:80", [10, 8], [9000, 700],
+                          ["SA", "A"], 0, 2500),
+                "2": flow(47, "10.0.0.3:0", "10.9.0.3:0", [1, 0], [64, 0], ["", ""], 10, 10)}}
+
+
+RULES = [{"line": 3, "priority": 10, "action": "drop", "hits": 42,
+          "rule": "@10.0.0.0/8 0.0.0.0/0 0 : 65535 80 : 80 6/0xff"},
+         {"line": 4, "priority": 5, "action": "count", "hits": 5,
+          "rule": "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 17/0xff"}]
 
 
 def contract(cmd, param, rundir, prefix):
@@ -66,30 +79,30 @@ def contract(cmd, param, rundir, prefix):
             return {"0": worker(0, 100), "1": worker(1, 200)}
         if param not in ("0", "1"):
             return None
-        w = worker(int(param), 100 * (int(param) + 1))
+        w = {"id": int(param), **worker(int(param), 100 * (int(param) + 1))}
         w["malformed"] = {"bad_ihl": 1, "truncated": 2}
-        w["stages"] = [{"name": n, **s} for n, s in w["stages"].items()]
+        w["inspect"] = {"acl_lookups": 7, "acl_cached": 93}
         return w
     if cmd == "/mpe/rings":
         return {"mpe_io_w0": {"count": 1, "capacity": 1023, "free": 1022}}
     if cmd == "/mpe/config":
         return "[engine]\nshape = distributor\n"
-    if cmd == "/mpe/acl":
-        return {"generation": 3, "file": "/etc/mpe/rules.acl", "default_action": "allow",
-                "default_hits": 7, "rules": [
-                    {"id": 1, "line": 3, "priority": 10, "action": "drop", "hits": 42,
-                     "rule": "@10.0.0.0/8 0.0.0.0/0 0 : 65535 80 : 80 6/0xff"},
-                    {"id": 2, "line": 4, "priority": 5, "action": "allow", "hits": 5,
-                     "rule": "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 17/0xff"}]}
+    if cmd == "/mpe/acl":  # one rule per page
+        first = int(param) if param else 0
+        v = {"generation": 3, "file": "/etc/mpe/rules.acl", "nb_rules": len(RULES),
+             "default_action": "allow", "default_hits": 7, "reloads": 2, "reload_errors": 1,
+             "retired_pending": 0, "rules": {str(first): RULES[first]},
+             "retired_files": ["/etc/mpe/rules.acl"], "retired_packets": [1000]}
+        if first + 1 < len(RULES):
+            v["next"] = first + 1
+        return v
     if cmd == "/mpe/flows":
         return flows(int(param)) if param in ("0", "1") else None
     if cmd == "/mpe/reload":
-        if param is None:
-            return {"ok": True, "generation": 4, "rules": 2, "file": "/etc/mpe/rules.acl"}
-        if param.endswith("bad.rules"):
-            return {"ok": False, "errors": ["%s:3: bad address '10.0.0/33'" % param,
-                                            "%s:7: unknown action 'dorp'" % param]}
-        return {"ok": True, "generation": 4, "rules": 2, "file": param}
+        if param is not None and param.endswith("bad.rules"):
+            return {"ok": 0, "errors": ["%s:3: bad address '10.0.0/33'" % param,
+                                        "%s:7: unknown action 'dorp'" % param]}
+        return {"ok": 1, "generation": 4, "rules": 2, "file": param or "/etc/mpe/rules.acl"}
     if cmd == "/mpe/dump":
         path = os.path.join(rundir, "dpdk", prefix, "mpe-dump-1.txt")
         with open(path, "w") as f:
@@ -102,6 +115,8 @@ def serve(conn, mode, rundir, prefix):
     conn.send(json.dumps({"version": "DPDK 22.11.fake", "pid": os.getpid(),
                           "max_output_len": MAX_OUTPUT_LEN}).encode())
     commands = BASE + (MPE if mode != "other" else []) + (MPE_NEW if mode == "contract" else [])
+    if mode == "old":
+        mode = "contract"  # with the commands of an old engine
     while True:
         req = conn.recv(1024).decode()
         if not req:
@@ -122,6 +137,8 @@ def serve(conn, mode, rundir, prefix):
             continue
         else:
             value = contract(cmd, param, rundir, prefix)
+            if cmd == "/mpe/workers" and "/mpe/acl" not in commands:
+                value = contract(cmd, None, rundir, prefix)
         conn.send(json.dumps({cmd: value}).encode())
 
 
