@@ -90,8 +90,9 @@ fails() {
 	return 1
 }
 t=$TMP/t
+SOCK=/var/run/dpdk/$PREFIX/dpdk_telemetry.v2
 check "no engine: exit 2, one line naming prefix and socket" fails "$t.none" \
-	"^mpe-ctl: no engine with file prefix \"$PREFIX\": /var/run/dpdk/$PREFIX/dpdk_telemetry.v2 does not exist$" \
+	"^mpe-ctl: no engine with file prefix \"$PREFIX\": $SOCK does not exist$" \
 	"$CTL" -p "$PREFIX" stats
 mkdir -p "$TMP/run"
 check "default prefix rte, in the runtime directory DPDK would use (RUNTIME_DIRECTORY)" fails \
@@ -209,17 +210,21 @@ check "config: the running configuration, as the engine sends it" cond \
 rc=0; t0=$(date +%s%N)
 ctl top -n 2 -d 0.3 > "$t.top" 2> "$t.err" || rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
+# a worker's row, idle: id state pid lcore rx/s tx/s drop/s drops hb_age restarts cyc/pkt stages
+IDLE_ROW="^ +[01] +running +[0-9]+ +[23] +0 +0 +0 +0 +[0-9.]+ +0 +[0-9]+ +"
+IDLE_ROW+="parse=[0-9]+ flow=[0-9]+ acl=[0-9]+ fwd=[0-9]+$"
 check "top -n 2: exit 0 ($rc) after two periods ($ms ms), no screen clearing on a pipe" cond \
 	'[ "$rc" = 0 ] && [ "$ms" -ge 600 ] && ! grep -q $'"'"'\033'"'"' "$t.top"'
 check "top -n 2: two refreshes, each with both workers running, rx/s 0 (idle engine)" cond \
-	'[ "$(grep -c "^mpe-ctl top: prefix $PREFIX, $MODEL build, distributor, 2 workers" "$t.top")" = 2 ] &&
-	[ "$(grep -Ec "^ +[01] +running +[0-9]+ +[23] +0 +0 +0 +0 +[0-9.]+ +0 +[0-9]+ +parse=[0-9]+ flow=[0-9]+ acl=[0-9]+ fwd=[0-9]+$" "$t.top")" = 4 ] &&
+	'[ "$(grep -c "^mpe-ctl top: prefix $PREFIX, $MODEL build, distributor, 2 workers" \
+	"$t.top")" = 2 ] && [ "$(grep -Ec "$IDLE_ROW" "$t.top")" = 4 ] &&
 	[ "$(grep -c "totals: in $N  out $N  dropped 0" "$t.top")" = 2 ]'
 check "top --json: refused" fails "$t.topj" "top has no --json form" ctl --json top -n 1
 
 # --- metrics -----------------------------------------------------------------------------------
 rc=0; ctl metrics > "$t.prom" 2> "$t.err" || rc=$?
-check "metrics: exit 0 ($rc), ends with # EOF" cond '[ "$rc" = 0 ] && [ "$(tail -1 "$t.prom")" = "# EOF" ]'
+check "metrics: exit 0 ($rc), ends with # EOF" \
+	cond '[ "$rc" = 0 ] && [ "$(tail -1 "$t.prom")" = "# EOF" ]'
 ctl --json stats > "$t.jst2"
 ctl --json workers > "$t.jw2"
 check "metrics: parses as OpenMetrics, counters equal /mpe/stats and /mpe/workers" \
@@ -261,7 +266,8 @@ for c in bad:
 sys.exit(1 if bad else 0)
 EOF
 check "metrics: TYPE, UNIT and HELP lines, labels worker, port, ring, reason" cond \
-	'grep -q "^# TYPE mpe_in_packets counter$" "$t.prom" && grep -q "^# UNIT mpe_in_packets packets$" "$t.prom" &&
+	'grep -q "^# TYPE mpe_in_packets counter$" "$t.prom" &&
+	grep -q "^# UNIT mpe_in_packets packets$" "$t.prom" &&
 	grep -q "^# HELP mpe_in_packets " "$t.prom" && grep -q "^mpe_in_packets_total $N$" "$t.prom" &&
 	grep -q "{worker=\"1\"}" "$t.prom" && grep -q "port=\"0\"" "$t.prom" &&
 	grep -q "{ring=\"mpe_io_w0\"}" "$t.prom" && grep -q "reason=\"ring_full\"" "$t.prom"'
@@ -459,7 +465,8 @@ done
 rc=0
 stop_primary 30 || rc=$?
 check "primary stops and exits 0" [ "$rc" = 0 ]
-check "after the stop: exit 2, no engine" fails "$t.gone" "^mpe-ctl: no engine with file prefix \"$PREFIX\"" \
+check "after the stop: exit 2, no engine" fails "$t.gone" \
+	"^mpe-ctl: no engine with file prefix \"$PREFIX\"" \
 	"$CTL" -p "$PREFIX" info
 assert_clean
 
@@ -528,9 +535,9 @@ P=fakeold
 rc=0; ctl workers 1 > "$t.old1" 2>&1 || rc=$?
 check "an engine that ignores the worker parameter: workers 1 shows worker 1 ($rc)" cond \
 	'[ "$rc" = 0 ] && [ "$(col "$t.old1" lcore)" = 3 ] && [ "$(col "$t.old1" rx)" = 200 ]'
+served=$(echo /mpe/{config,info,rings,stats,workers})
 check "an engine without /mpe/acl: exit 2, lists what it serves" fails "$t.old2" \
-	"this engine does not serve /mpe/acl (it is older than mpe-ctl); it serves: /mpe/config /mpe/info /mpe/rings /mpe/stats /mpe/workers$" \
-	ctl acl
+	"does not serve /mpe/acl (it is older than mpe-ctl); it serves: $served$" ctl acl
 
 fake other fakeo
 check "another DPDK application: exit 2, not an mpe engine" fails "$t.fo" \
