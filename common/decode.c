@@ -81,16 +81,18 @@ decode_l4(const uint8_t *p, uint32_t end, struct mpe_decoded *d)
 {
 	const uint8_t *l4 = p + d->l4_offset;
 	uint32_t avail = end - d->l4_offset;
-	uint32_t l4type, ulen;
+	uint32_t l4type, ulen, hlen;
 	int ports = 1;
 
 	switch (d->ip_proto) {
 	case IPPROTO_TCP:
 		if (avail < TCP_MIN_HLEN)
 			return MPE_DECODE_BAD_SHORT_TCP;
-		d->l4_len = (uint16_t)((l4[12] >> 4) * 4);
-		if (d->l4_len < TCP_MIN_HLEN || d->l4_len > avail)
+		/* l4_len only once the header is known to fit: callers copy it as it is */
+		hlen = (uint32_t)(l4[12] >> 4) * 4;
+		if (hlen < TCP_MIN_HLEN || hlen > avail)
 			return MPE_DECODE_BAD_TCP_DOFF;
+		d->l4_len = (uint16_t)hlen;
 		d->tcp_flags = l4[13];
 		l4type = RTE_PTYPE_L4_TCP;
 		break;

@@ -984,6 +984,7 @@ test_bad_frames_keep_what_was_decoded(void)
 		      d.key.vlan == 9 && d.key.sport == 0,
 	      "key not kept");
 	CHECK(d.ptype == (L2V | V4), "ptype 0x%x", d.ptype);
+	CHECK(d.l4_len == 0, "l4_len %u for a refused TCP header", d.l4_len);
 
 	build(&f, &t);
 	CHECK(decode(&f, f.len, &d) == -EINVAL, "three tags accepted");
@@ -992,6 +993,25 @@ test_bad_frames_keep_what_was_decoded(void)
 	      "count %u id %u l2 %u type 0x%x", d.vlan_count, d.vlan_id, d.l2_len, d.ether_type);
 	CHECK(d.key.family == MPE_FLOW_L2 && memcmp(d.key.src, MAC_SRC, 6) == 0,
 	      "MAC key not kept");
+}
+
+/* A TCP data offset that runs past the datagram, where the frame ends too: no transport header
+ * is reported, so that no length handed on (the parse stage's mbuf l4_len) reaches beyond the
+ * frame. Found by tests/fuzz/fuzz_decode. */
+static void
+test_bad_tcp_doff_reports_no_l4(void)
+{
+	struct spec s = {TCP4};
+	struct mpe_decoded d;
+	struct frame f;
+
+	build(&f, &s);
+	f.b[f.l4_off + 12] = 6 << 4; /* 24 bytes, 20 left */
+	CHECK(decode(&f, f.len, &d) == -EINVAL, "data offset 6 accepted");
+	CHECK(d.bad == MPE_DECODE_BAD_TCP_DOFF, "bad %s", mpe_decode_bad_name(d.bad));
+	CHECK(d.l4_offset == 34 && d.l4_len == 0, "l4 at %u, %u bytes in a %u-byte frame",
+	      d.l4_offset, d.l4_len, f.len);
+	CHECK(d.tcp_flags == 0, "flags 0x%02x of a refused header", d.tcp_flags);
 }
 
 /* A chain that never ends (every header names another destination options header) stops at
@@ -1113,6 +1133,8 @@ main(void)
 		 test_bad_frames_keep_what_was_decoded},
 		{"malformed: endless extension header chain stops at the bound",
 		 test_ext_chain_loop},
+		{"malformed: a TCP data offset past the frame reports no transport header",
+		 test_bad_tcp_doff_reports_no_l4},
 		{"reason names: distinct short identifiers, unknown beyond the max",
 		 test_bad_names},
 	};
