@@ -19,9 +19,9 @@ if [ "$seeds" = 0 ]; then
 	exit 1
 fi
 
-# -timeout: no input may take a second; -rss_limit_mb: bounded memory on a shared machine
+# -timeout: an input taking 10 s is a hang; -rss_limit_mb: bounded memory on a shared machine
 rc=0
-"$fuzzer" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=1024 -max_len=4096 \
+"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -max_len=4096 \
 	-dict="$dict" -artifact_prefix="$artifacts/$name-" -print_final_stats=1 \
 	"$tmp/corpus" > "$tmp/log" 2>&1 || rc=$?
 grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::number_of_executed_units|^stat::peak_rss_mb' \
