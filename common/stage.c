@@ -100,6 +100,13 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		m->l2_len = d.l2_len;
 		m->l3_len = d.l3_len;
 		m->l4_len = d.l4_len;
+		/* IPv6 extension headers may add up to more than the mbuf's 9-bit field holds:
+		 * leave L3 and L4 undescribed in the mbuf rather than describe them wrongly */
+		if (unlikely(d.l3_len > RTE_LEN2MASK(RTE_MBUF_L3_LEN_BITS, uint16_t))) {
+			m->packet_type = d.ptype & (RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK);
+			m->l3_len = 0;
+			m->l4_len = 0;
+		}
 		meta->flow_hash = mpe_flow_hash(&d.key);
 		meta->flags |= MPE_META_PARSED;
 		pp->key = d.key;
