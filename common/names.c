@@ -5,6 +5,7 @@
 #include <rte_ring.h>
 
 #include "config.h"
+#include "flow.h"
 #include "names.h"
 
 static int
@@ -28,6 +29,20 @@ mpe_names_ring(char *buf, size_t size, int from, int to)
 		return -EINVAL;
 	n = snprintf(buf, size, "mpe_%s_%s", a, b);
 	if (n < 0 || (size_t)n >= size || (size_t)n >= RTE_RING_NAMESIZE)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int
+mpe_names_flow(char *buf, size_t size, int worker)
+{
+	char w[8];
+	int n;
+
+	if (buf == NULL || worker == MPE_END_IO || end_name(w, sizeof(w), worker) < 0)
+		return -EINVAL;
+	n = snprintf(buf, size, "mpe_flow_%s", w);
+	if (n < 0 || (size_t)n >= size || (size_t)n > MPE_FLOW_NAME_MAX)
 		return -ENAMETOOLONG;
 	return 0;
 }

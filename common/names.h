@@ -18,4 +18,8 @@
 /* "mpe_io_w0", "mpe_w0_w1", "mpe_w1_io". Returns 0, or -ENAMETOOLONG / -EINVAL. */
 int mpe_names_ring(char *buf, size_t size, int from, int to);
 
+/* "mpe_flow_w0": the flow table of worker @worker (common/flow.h). Returns 0, or
+ * -ENAMETOOLONG / -EINVAL. */
+int mpe_names_flow(char *buf, size_t size, int worker);
+
 #endif

@@ -1,4 +1,4 @@
-/* Unit tests of common/names.c: ring names every process derives from the configuration.
+/* Unit tests of common/names.c: ring and flow-table names every process derives from the configuration.
  * No EAL: only the name strings are checked, no ring is created.
  */
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <rte_ring.h>
 
 #include "config.h"
+#include "flow.h"
 #include "names.h"
 #include "test.h"
 
@@ -103,6 +104,24 @@ test_names_for_all_workers_distinct_and_fit(void)
 			CHECK(strcmp(names[i], names[j]) != 0, "\"%s\" made twice", names[i]);
 }
 
+static void
+test_flow_names(void)
+{
+	char buf[32];
+	int w;
+
+	CHECK(mpe_names_flow(buf, sizeof(buf), 0) == 0 && strcmp(buf, "mpe_flow_w0") == 0,
+	      "worker 0: \"%s\"", buf);
+	for (w = 0; w < MPE_MAX_WORKERS; w++)
+		CHECK(mpe_names_flow(buf, sizeof(buf), w) == 0 &&
+			      strlen(buf) <= MPE_FLOW_NAME_MAX,
+		      "worker %d: \"%s\" does not fit MPE_FLOW_NAME_MAX", w, buf);
+	CHECK(mpe_names_flow(buf, sizeof(buf), MPE_END_IO) == -EINVAL, "io end accepted");
+	CHECK(mpe_names_flow(buf, sizeof(buf), MPE_MAX_WORKERS) == -EINVAL, "worker 32 accepted");
+	CHECK(mpe_names_flow(NULL, sizeof(buf), 0) == -EINVAL, "NULL buffer accepted");
+	CHECK(mpe_names_flow(buf, 5, 0) == -ENAMETOOLONG, "5 bytes accepted");
+}
+
 int
 main(void)
 {
@@ -112,6 +131,8 @@ main(void)
 		 test_buffer_too_small_is_enametoolong},
 		{"mpe_names_ring: names for 32 workers are distinct and fit RTE_RING_NAMESIZE",
 		 test_names_for_all_workers_distinct_and_fit},
+		{"mpe_names_flow: one table name per worker, within MPE_FLOW_NAME_MAX; bad input "
+		 "refused", test_flow_names},
 	};
 
 	run_ring_cases();
