@@ -357,6 +357,7 @@ supervise(struct mpe_primary *p)
 		p->shm->primary_heartbeat++;
 		mpe_launch_tick(p);
 		mpe_inspect_tick(p);
+		mpe_dump_poll(p);
 		now = rte_get_timer_cycles();
 		if (period != 0 && now >= next_stats) {
 			char line[1024];
@@ -562,6 +563,7 @@ main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, mpe_dump_on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, on_sighup);
 

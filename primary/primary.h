@@ -98,6 +98,16 @@ const struct mpe_flow_table *mpe_inspect_flows(unsigned int worker);
 unsigned int mpe_inspect_files(const struct mpe_inspect_file **files);
 void mpe_inspect_counts(uint64_t *reloads, uint64_t *errors, unsigned int *retired);
 
+/* dump.c: the engine's state as text, into a new file <runtime dir>/mpe-dump-<time>-<seq>.txt
+ * whose path goes into @path. Reads shared memory only, never waits for a worker; 0 or -errno.
+ * Any thread of the primary, until teardown begins. */
+int mpe_dump_write(const struct mpe_primary *p, char *path, size_t size);
+/* SIGUSR1: the handler only sets mpe_dump_requested; the supervising loop calls
+ * mpe_dump_poll(), which writes the dump and logs its path. */
+extern volatile sig_atomic_t mpe_dump_requested;
+void mpe_dump_on_signal(int sig);
+void mpe_dump_poll(const struct mpe_primary *p);
+
 /* launch_process.c or launch_thread.c, chosen by meson (worker_model). */
 extern const char *const mpe_launch_model;
 extern const uint32_t mpe_launch_model_id;

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -691,6 +692,31 @@ cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* Writes a debug dump (dump.c) and answers {"path": FILE}, or {"error": REASON}. */
+static int
+cmd_dump(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char path[PATH_MAX], msg[RTE_TEL_MAX_STRING_LEN];
+	int rc;
+
+	if (engine() == NULL)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	rc = mpe_dump_write(tel_primary, path, sizeof(path));
+	if (rc < 0) {
+		snprintf(msg, sizeof(msg), "cannot write the dump: %s", strerror(-rc));
+		rte_tel_data_add_dict_string(d, "error", msg);
+		return 0;
+	}
+	MPE_LOG(INFO, engine, "dump: written to %s (telemetry)", path);
+	if (strlen(path) >= RTE_TEL_MAX_STRING_LEN)
+		rte_tel_data_add_dict_string(d, "error", "dump written, but its path is too long "
+					     "for a telemetry string: see the engine's log");
+	else
+		rte_tel_data_add_dict_string(d, "path", path);
+	return 0;
+}
+
 /* The commands as registered: each runs under open_lock (telemetry callbacks take no
  * context, so one wrapper is made per command). */
 #define LOCKED(fn)                                                                          \
@@ -712,6 +738,7 @@ LOCKED(cmd_config)
 LOCKED(cmd_acl)
 LOCKED(cmd_flows)
 LOCKED(cmd_reload)
+LOCKED(cmd_dump)
 
 static const struct {
 	const char *cmd;
@@ -735,6 +762,8 @@ static const struct {
 	 HELP("Flow table of worker W (parameter): counters and the top flows by bytes")},
 	{"/mpe/reload", cmd_reload_locked,
 	 HELP("Reload the rules (parameter: another rules file); ok, or every error")},
+	{"/mpe/dump", cmd_dump_locked,
+	 HELP("Write a debug dump in the runtime directory; returns its path. No parameters")},
 };
 
 void
