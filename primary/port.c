@@ -1,11 +1,15 @@
 /* Ports: found by name among the devices the EAL probed, configured, started, and at the
- * end stopped and closed. Only the primary does any of this (secondaries may not). */
+ * end stopped and closed. Only the primary does any of this (secondaries may not).
+ * Packet capture: once the ports run, the primary serves DPDK's capture requests
+ * (rte_pdump), so that dpdk-dumpcap can record what the primary receives and transmits. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_pdump.h>
 
 #include "log.h"
 #include "primary.h"
@@ -117,6 +121,13 @@ mpe_port_init_all(struct mpe_primary *p)
 		}
 	}
 	p->ports_started = (int)i;
+	/* without it dpdk-dumpcap finds no one to answer its requests */
+	rc = rte_pdump_init();
+	if (rc < 0)
+		MPE_LOG(WARNING, port, "packet capture (rte_pdump) not available: %s",
+			rte_strerror(rte_errno));
+	else
+		p->pdump = 1;
 	return 0;
 }
 
@@ -140,6 +151,10 @@ mpe_port_close_all(struct mpe_primary *p)
 	const struct mpe_conf *conf = &p->shm->conf;
 	int i;
 
+	if (p->pdump) {
+		rte_pdump_uninit(); /* no new capture may start on ports being closed */
+		p->pdump = 0;
+	}
 	for (i = 0; i < p->ports_started; i++) {
 		uint16_t pid = conf->ports[i].port_id;
 		struct rte_eth_stats st;

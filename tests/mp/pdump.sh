@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Packet capture with DPDK's own dpdk-dumpcap: the primary serves rte_pdump requests, so a
+# capture of a running engine holds exactly the packets it received and transmitted.
+# The engine runs a pipeline on net_ring ports fed by mpe-ringio (not net_pcap: a secondary
+# that probes net_pcap ports truncates the engine's tx captures). dpdk-dumpcap takes no EAL
+# options but --file-prefix: it would scan the PCI bus, so SYSFS_PCI_DEVICES points it at an
+# empty directory (this host's NIC is never probed); it runs as lcore 0, which the engine keeps
+# free of datapath work.
+#   - one dumpcap on each port: N received on port 0 and N transmitted on port 1, the very
+#     packets that were sent, matching the engine's counters;
+#   - the engine forwards on after dumpcap has left.
+. "$(dirname "$0")/lib.sh"
+
+DUMPCAP=${MPE_DUMPCAP:-/usr/bin/dpdk-dumpcap}
+SPLIT=$(cd "$(dirname "$0")" && pwd)/pcapng_split.py
+PACKETS=${MPE_TEST_PACKETS:-2000}
+
+if [ ! -x "$DUMPCAP" ]; then
+	echo "not ok - $DUMPCAP not found: install Debian's dpdk package (tools/setup-host.sh)"
+	exit 1
+fi
+
+cfg=$TMP/engine.ini
+cat > "$cfg" <<EOF
+[engine]
+shape = pipeline
+io_lcore = 1
+backpressure = on
+
+[port 0]
+device = net_ring0
+peer = 1
+
+[port 1]
+device = net_ring1
+rx = off
+
+[worker 0]
+lcore = 2
+stages = fwd
+EOF
+"$PCAPGEN" -o "$TMP/in.pcap" -n "$PACKETS" -f 50 --bidir --seed 5 > /dev/null
+mkdir -p "$TMP/nopci" "$TMP/split"
+
+# inject: mpe-ringio sends in.pcap into port 0 and collects port 1 into FILE; its status
+inject() {
+	"$RINGIO" --proc-type=secondary --file-prefix "$PREFIX" --lcores "5@$((5 % NCPU))" \
+		--no-pci -- --in-port net_ring0 --out-port net_ring1 --queues 1 \
+		--inject "$TMP/in.pcap" --collect "$1" > "$TMP/ringio.log" 2>&1
+}
+
+log=$TMP/primary.log
+start_primary "$log" --lcores "$LCORES" --vdev net_ring0 --vdev net_ring1 -- -c "$cfg"
+if ! wait_for "$log" "running:" 30; then
+	not_ok "engine runs on net_ring ports ($MODEL build)"
+	finish
+	exit 1
+fi
+ok "engine runs on net_ring ports ($MODEL build)"
+
+# One dpdk-dumpcap per port: 22.11's dumpcap captures only the last -i it is given. -c: it
+# stops once it has as many packets as the port will see.
+DUMPCAP_PIDS=()
+for port in 0 1; do
+	SYSFS_PCI_DEVICES=$TMP/nopci "$DUMPCAP" --file-prefix="$PREFIX" -i "net_ring$port" \
+		-c "$PACKETS" -w "$TMP/cap$port.pcapng" > "$TMP/dumpcap$port.out" \
+		2> "$TMP/dumpcap$port.err" &
+	DUMPCAP_PIDS+=($!)
+	EXTRA_PIDS+=" $!"
+	# "Packets captured:" comes once the primary has installed the capture on the port
+	if wait_for "$TMP/dumpcap$port.err" "Packets captured" 30; then
+		ok "dpdk-dumpcap attached to port $port"
+	else
+		not_ok "dpdk-dumpcap attached to port $port"
+		tr '\r' '\n' < "$TMP/dumpcap$port.err" | tail -5 | sed 's/^/#   /'
+	fi
+done
+
+rc=0; inject "$TMP/out.pcap" || rc=$?
+check "mpe-ringio sent $PACKETS packets and got them back (status $rc)" [ "$rc" = 0 ]
+for port in 0 1; do
+	pid=${DUMPCAP_PIDS[$port]}
+	rc=0; wait_exit "$pid" 30 || rc=$?
+	check "port $port: dpdk-dumpcap stopped after $PACKETS packets, status 0 (status $rc)" \
+		[ "$rc" = 0 ]
+	[ "$rc" = 124 ] && kill -INT "$pid" 2> /dev/null && wait_exit "$pid" 10
+	want=vdev-net_ring$port
+	n=$(python3 "$SPLIT" "$TMP/cap$port.pcapng" "$TMP/split" 2>&1 |
+		awk -v hw="$want" '$2 == hw { print $3 }')
+	check "port $port: the capture holds $PACKETS packets (${n:-none})" [ "${n:-x}" = "$PACKETS" ]
+	f=$(ls "$TMP"/split/*_"$port".pcap 2> /dev/null | head -1)
+	if [ -n "$f" ] && "$PCAPCMP" "$TMP/in.pcap" "$f" > "$TMP/cmp$port" 2>&1; then
+		ok "port $port: the captured packets are the ones sent, per-flow order kept"
+	else
+		not_ok "port $port: the captured packets differ from those sent"
+		head -5 "$TMP/cmp$port" 2> /dev/null | sed 's/^/#   /'
+	fi
+	if command -v tcpdump > /dev/null; then
+		n=$(tcpdump -r "$TMP/cap$port.pcapng" 2> /dev/null | wc -l)
+		check "port $port: tcpdump reads the pcapng capture: $n packets" [ "$n" = "$PACKETS" ]
+	fi
+done
+
+rc=0; inject "$TMP/out2.pcap" || rc=$?
+check "the engine forwards on after dpdk-dumpcap left (status $rc)" [ "$rc" = 0 ]
+rc=0; stop_primary 30 || rc=$?
+check "primary stops on SIGINT and exits 0 (status $rc)" [ "$rc" = 0 ]
+in=$(total in "$log"); out=$(total out "$log")
+check "the engine counted $((2 * PACKETS)) in and out ($in in, $out out)" \
+	cond '[ "${in:-x}" = $((2 * PACKETS)) ] && [ "${out:-x}" = $((2 * PACKETS)) ]'
+assert_clean
+finish
