@@ -499,6 +499,10 @@ mpe_worker_main(void *arg)
 	st->state = MPE_WORKER_RUNNING;
 	MPE_LOG(INFO, worker, "worker %u: running on lcore %u (%s)", w->id, st->lcore,
 		w->rss ? "port queues" : "rings");
+	MPE_LOG(DEBUG, worker, "worker %u: burst %u, %u stages, input %s, output %s, "
+		"backpressure %s", w->id, w->burst, w->nb_stages,
+		w->rss ? "port queues" : w->in->name, w->rss ? "port queues" : w->out->name,
+		w->backpressure ? "on" : "off");
 	if (w->rss)
 		loop_ports(w);
 	else

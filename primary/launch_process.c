@@ -70,6 +70,9 @@ mpe_launch_check(struct mpe_primary *p)
 				strerror(-rc));
 			return rc;
 		}
+		rc = mpe_worker_log_init(p);
+		if (rc < 0)
+			MPE_LOG(WARNING, engine, "workers' output not prefixed: %s", strerror(-rc));
 	}
 	for (i = 0; i < conf->nb_workers; i++) {
 		const struct mpe_worker_conf *wc = &conf->workers[i];
@@ -121,9 +124,10 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	char prefix[96], lcores[256], wid[16];
 	char *argv[MPE_MAX_FWD_ARGS + 16];
+	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none;
-	int argc = 0, i, rc;
+	int argc = 0, i, rc, wfd;
 	pid_t pid;
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", p->file_prefix);
@@ -161,7 +165,17 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setpgroup(&attr, 0);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawn(&pid, secondary, NULL, &attr, argv, environ);
+	/* its stdout (EAL and engine logs) and stderr into the primary's log, prefixed; without
+	 * a pipe it writes to the primary's own stdout and stderr */
+	posix_spawn_file_actions_init(&fa);
+	wfd = mpe_worker_log_pipe(id);
+	if (wfd >= 0) {
+		posix_spawn_file_actions_adddup2(&fa, wfd, STDOUT_FILENO);
+		posix_spawn_file_actions_adddup2(&fa, wfd, STDERR_FILENO);
+	}
+	rc = posix_spawn(&pid, secondary, &fa, &attr, argv, environ);
+	mpe_worker_log_spawned(wfd);
+	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (rc != 0) {
 		snprintf(slot->status.error, sizeof(slot->status.error), "spawn failed: %s",
@@ -426,6 +440,8 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 		if (waitpid(p->pids[i], &status, 0) == p->pids[i])
 			record_end(p, i, status);
 	}
+	/* the last lines they wrote, before the summary */
+	mpe_worker_log_fini();
 }
 
 void

@@ -44,6 +44,8 @@ mpe_launch_check(struct mpe_primary *p)
 		}
 		p->cpus[i] = rte_lcore_cpuset(lc);
 	}
+	if (rc == 0 && mpe_worker_log_init(p) < 0)
+		MPE_LOG(WARNING, engine, "worker threads' log lines not prefixed");
 	return rc;
 }
 
@@ -109,6 +111,7 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 		rte_free(workers[i]);
 		workers[i] = NULL;
 	}
+	mpe_worker_log_fini();
 }
 
 void

@@ -109,6 +109,17 @@ extern volatile sig_atomic_t mpe_dump_requested;
 void mpe_dump_on_signal(int sig);
 void mpe_dump_poll(const struct mpe_primary *p);
 
+/* worker_log_process.c or worker_log_thread.c, chosen by meson: the workers' log lines reach
+ * the primary's log prefixed "worker N: ". init: before the first worker starts; fini: once
+ * every worker has stopped. 0 or -errno. */
+int mpe_worker_log_init(struct mpe_primary *p);
+void mpe_worker_log_fini(void);
+/* worker_log_process.c only: a pipe for the stdout and stderr of the worker @id about to be spawned.
+ * Returns the worker's (write) end, or -errno; after the spawn, whether it worked or not,
+ * mpe_worker_log_spawned() closes the primary's copy of it. */
+int mpe_worker_log_pipe(unsigned int id);
+void mpe_worker_log_spawned(int wfd);
+
 /* launch_process.c or launch_thread.c, chosen by meson (worker_model). */
 extern const char *const mpe_launch_model;
 extern const uint32_t mpe_launch_model_id;

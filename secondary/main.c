@@ -149,6 +149,8 @@ main(int argc, char **argv)
 	setproctitle_init(argc, argv, environ);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* our output may be a pipe to the primary: once it is gone, writes fail, nothing more */
+	signal(SIGPIPE, SIG_IGN);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0) {
 		int err = rte_errno;
