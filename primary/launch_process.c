@@ -2,6 +2,7 @@
  * --proc-type=secondary, the primary's --file-prefix and its own lcore id, in its own process
  * group (so a Ctrl-C reaches only the primary, which then stops the workers in order). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -22,6 +23,8 @@ const char *const mpe_launch_model = "process";
 const uint32_t mpe_launch_model_id = 0;
 
 extern char **environ;
+
+#define LOG_FALLBACK_FD 3 /* mpe-secondary --log-fd: the primary's stderr */
 
 static char secondary[PATH_MAX];
 
@@ -122,7 +125,7 @@ int
 mpe_launch_start(struct mpe_primary *p, unsigned int id)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
-	char prefix[96], lcores[256], wid[16];
+	char prefix[96], lcores[256], wid[16], logfd[16];
 	char *argv[MPE_MAX_FWD_ARGS + 16];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -170,6 +173,14 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	posix_spawn_file_actions_init(&fa);
 	wfd = mpe_worker_log_pipe(id);
 	if (wfd >= 0) {
+		/* and where it logs once the pipe breaks (the primary died): our stderr */
+		if (wfd != LOG_FALLBACK_FD && fcntl(STDERR_FILENO, F_GETFD) >= 0) {
+			posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, LOG_FALLBACK_FD);
+			snprintf(logfd, sizeof(logfd), "%d", LOG_FALLBACK_FD);
+			argv[argc++] = (char *)(uintptr_t)"--log-fd";
+			argv[argc++] = logfd;
+			argv[argc] = NULL;
+		}
 		posix_spawn_file_actions_adddup2(&fa, wfd, STDOUT_FILENO);
 		posix_spawn_file_actions_adddup2(&fa, wfd, STDERR_FILENO);
 	}

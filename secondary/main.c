@@ -27,6 +27,7 @@
 #include <rte_string_fns.h>
 
 #include "log.h"
+#include "log_pipe.h"
 #include "parse.h"
 #include "runtime.h"
 #include "shm_ops.h"
@@ -66,14 +67,15 @@ remove_empty_runtime_dir(void)
 		rmdir(dir);
 }
 
+/* --worker N, and --log-fd FD when spawned by the primary with a pipe for its output. */
 static unsigned int
-parse_worker_id(int argc, char **argv)
+parse_worker_id(int argc, char **argv, int *log_fd)
 {
 	static const struct option longopts[] = {
 		{"worker", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"log-fd", required_argument, NULL, 'l'}, {NULL, 0, NULL, 0},
 	};
-	uint64_t id = UINT64_MAX;
+	uint64_t id = UINT64_MAX, fd;
 	int c;
 
 	optind = 1;
@@ -85,9 +87,16 @@ parse_worker_id(int argc, char **argv)
 				refuse("--worker: '%s' is not a worker number between 0 and %d",
 				       optarg, MPE_MAX_WORKERS - 1);
 			break;
+		case 'l':
+			if (mpe_parse_uint(optarg, 3, 1023, &fd) < 0 || fcntl((int)fd, F_GETFD) < 0)
+				refuse("--log-fd: '%s' is not an open descriptor above 2", optarg);
+			*log_fd = (int)fd;
+			break;
 		case 'h':
 			printf("Usage: mpe-secondary --proc-type=secondary --file-prefix PREFIX "
-			       "--lcores LCORE@CPU [EAL args] -- --worker N\n");
+			       "--lcores LCORE@CPU [EAL args] -- --worker N [--log-fd FD]\n"
+			       "  --log-fd FD  where to log once stdout, a pipe to the primary, "
+			       "breaks\n");
 			exit(0);
 		default:
 			refuse("unknown option '%s'", argv[optind - 1]);
@@ -144,7 +153,7 @@ main(int argc, char **argv)
 	char err[160], stages[96] = "";
 	unsigned int id, lcore, s;
 	size_t off = 0;
-	int rc, ret = EXIT_SUCCESS;
+	int rc, ret = EXIT_SUCCESS, log_fd = -1;
 
 	setproctitle_init(argc, argv, environ);
 	signal(SIGINT, on_signal);
@@ -173,7 +182,13 @@ main(int argc, char **argv)
 	}
 	argc -= rc;
 	argv += rc;
-	id = parse_worker_id(argc, argv);
+	id = parse_worker_id(argc, argv, &log_fd);
+	if (log_fd >= 0) {
+		rc = mpe_log_pipe_init(id, log_fd);
+		if (rc < 0)
+			fprintf(stderr, "mpe-secondary: worker %u: log stream: %s\n", id,
+				strerror(-rc));
+	}
 
 	shm = mpe_shm_lookup(MPE_SHM_LAYOUT_VERSION, sizeof(struct mpe_shared), err, sizeof(err));
 	if (shm == NULL)

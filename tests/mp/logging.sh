@@ -8,8 +8,9 @@
 #   - --log-level=mpe.worker:debug, --log-level mpe.worker:8 (numeric, separate argument) and
 #     --log-level=mpe.*:debug (a pattern) show the workers' DEBUG line, prefixed;
 #   - --log-level=mpe.worker:warning hides the workers' INFO lines;
-#   - process build: workers whose primary is killed still leave on their own and clean up
-#     (their output has nowhere to go: they neither block nor die of it); what a worker prints
+#   - process build: workers whose primary is killed still leave on their own and clean up,
+#     and what they say then still reaches the log (their pipe is broken: they neither block
+#     nor die of it, and write to the primary's stderr themselves); what a worker prints
 #     on its stderr (a refusal to run) is in the primary's log, prefixed.
 . "$(dirname "$0")/lib.sh"
 
@@ -104,6 +105,7 @@ fi
 # --- process build: the primary dies; its workers leave anyway ----------------------------
 if [ "$MODEL" = process ]; then
 	mapfile -t wpids < <(sed -n 's/.*: spawned pid \([0-9]*\).*/\1/p' "$log")
+	dead=$PRIMARY_PID
 	kill -9 "$PRIMARY_PID"
 	wait "$PRIMARY_PID" 2> /dev/null || true
 	PRIMARY_PID=
@@ -116,6 +118,9 @@ if [ "$MODEL" = process ]; then
 	done
 	check "primary killed: its ${#wpids[@]} workers left within 10 s ($gone gone)" \
 		cond '[ "${#wpids[@]}" = 2 ] && [ "$gone" = 2 ]'
+	n=$(grep -cE "^worker ([01]): mpe.worker: worker \1: primary \(pid $dead\) is gone: exiting" \
+		"$log" || true)
+	check "primary killed: each worker's last words reach the log, prefixed ($n of 2)" [ "$n" = 2 ]
 else
 	rc=0; stop_primary 30 || rc=$?
 	check "primary exits 0 ($rc)" [ "$rc" = 0 ]
