@@ -36,12 +36,11 @@ mpe_names_ring(char *buf, size_t size, int from, int to)
 int
 mpe_names_flow(char *buf, size_t size, int worker)
 {
-	char w[8];
 	int n;
 
-	if (buf == NULL || worker == MPE_END_IO || end_name(w, sizeof(w), worker) < 0)
+	if (buf == NULL || worker < 0 || worker >= MPE_MAX_WORKERS)
 		return -EINVAL;
-	n = snprintf(buf, size, "mpe_flow_%s", w);
+	n = snprintf(buf, size, MPE_NAME_FLOW_FMT, (unsigned int)worker);
 	if (n < 0 || (size_t)n >= size || (size_t)n > MPE_FLOW_NAME_MAX)
 		return -ENAMETOOLONG;
 	return 0;

@@ -18,8 +18,8 @@
 /* "mpe_io_w0", "mpe_w0_w1", "mpe_w1_io". Returns 0, or -ENAMETOOLONG / -EINVAL. */
 int mpe_names_ring(char *buf, size_t size, int from, int to);
 
-/* "mpe_flow_w0": the flow table of worker @worker (common/flow.h). Returns 0, or
- * -ENAMETOOLONG / -EINVAL. */
+/* MPE_NAME_FLOW_FMT for worker @worker ("mpe_flow_w0"), checked against the buffer and
+ * MPE_FLOW_NAME_MAX. Returns 0, or -ENAMETOOLONG / -EINVAL. */
 int mpe_names_flow(char *buf, size_t size, int worker);
 
 #endif
