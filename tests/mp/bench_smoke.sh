@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# mpe-bench --quick: the outputs exist and are well formed (never the speed), and the tool
+# leaves no process, hugepage file or runtime directory behind. The other build (thread
+# when this is the process build, and the reverse) is found next to this one, or built by
+# the tool in its cache.
+. "$(dirname "$0")/lib.sh"
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+out=$TMP/out
+"$TOP/tools/mpe-bench" --quick --out "$out" "--$MODEL-build" "$BUILD" > "$TMP/bench.log" 2>&1 &
+bench=$!
+wait "$bench" && rc=0 || rc=$?
+check "mpe-bench --quick exits 0" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || tail -30 "$TMP/bench.log"
+
+for f in bench.md bench.csv summary.csv bench.png; do
+	check "$f written" [ -s "$out/$f" ]
+done
+
+if python3 - "$out" > "$TMP/check.log" 2>&1 <<'PY'
+import csv, struct, sys
+out = sys.argv[1]
+bad = []
+raw = list(csv.DictReader(open(out + "/bench.csv")))
+for impl in ("process", "thread"):
+    ok = [r for r in raw if r["case"] == "fwd-rss-1w" and r["impl"] == impl and r["status"] == "ok"]
+    if not ok:
+        bad.append("bench.csv: no measurement of fwd-rss-1w in the %s build" % impl)
+    for r in ok:
+        for k in ("sink_mpps", "engine_out_mpps", "seconds", "rss_kib"):
+            try:
+                float(r[k])
+            except ValueError:
+                bad.append("bench.csv: %s %s: %s is not a number: %r" % (r["case"], impl, k, r[k]))
+        if not r["stage_cycles_per_packet"].startswith("w0.fwd="):
+            bad.append("bench.csv: no cycles per packet of stage fwd: %r" % r["stage_cycles_per_packet"])
+        if len(r["memory"].split()) != (2 if impl == "process" else 1):
+            bad.append("bench.csv: memory of every engine process: %r" % r["memory"])
+summ = list(csv.DictReader(open(out + "/summary.csv")))
+cases = {(r["case"], r["impl"]) for r in summ}
+for want in (("fwd-rss-1w", "process"), ("fwd-rss-1w", "thread"),
+             ("ref", "testpmd macswap 1 core"), ("ref", "dpdk-test-acl")):
+    if want not in cases:
+        bad.append("summary.csv: no row for %s %s" % want)
+for r in summ:
+    if r["case"] == "fwd-rss-1w" and r["impl"] == "process":
+        for k in ("ratio_process_thread", "ratio_testpmd"):
+            try:
+                float(r[k])
+            except ValueError:
+                bad.append("summary.csv: %s is not a ratio: %r" % (k, r[k]))
+md = open(out + "/bench.md").read().splitlines()
+tables = 0
+for i, line in enumerate(md):
+    if line.startswith("|---"):
+        tables += 1
+        cols = md[i - 1].count("|")
+        j = i + 1
+        while j < len(md) and md[j].startswith("|"):
+            if md[j].count("|") != cols:
+                bad.append("bench.md line %d: %d cells where the header has %d" % (j + 1, md[j].count("|"), cols))
+            j += 1
+        if j == i + 1:
+            bad.append("bench.md line %d: a table without rows" % (i + 1))
+if tables < 2:
+    bad.append("bench.md: %d tables, expected the engine's and the references'" % tables)
+png = open(out + "/bench.png", "rb").read()
+if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+    bad.append("bench.png: not a PNG")
+else:
+    w, h = struct.unpack(">II", png[16:24])
+    if w < 100 or h < 100:
+        bad.append("bench.png: %dx%d" % (w, h))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+then
+	ok "bench.csv, summary.csv, bench.md and bench.png are well formed"
+else
+	not_ok "outputs malformed"; cat "$TMP/check.log"
+fi
+
+left=$(ls "$HUGEDIR" /var/run/dpdk 2>/dev/null | grep "^mpeb_${bench}_" || true)
+check "nothing of mpe-bench left (hugepage files, runtime directories)" [ -z "$left" ]
+left=$(for d in /proc/[0-9]*; do tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -q "mpeb_${bench}_" && echo "${d#/proc/}"; done || true)
+check "no process of mpe-bench left" [ -z "$left" ]
+finish

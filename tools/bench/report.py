@@ -1,0 +1,350 @@
+"""What one run measured, in three files: bench.md (tables), bench.csv (every measurement,
+one row each) with summary.csv (one row per configuration and implementation), and
+bench.png (bar chart, median with min-max error bars, drawn by gnuplot).
+
+Ratios are always between medians of the same run. A figure that could not be measured
+is written as "n/a" with the reason in the notes, never estimated.
+"""
+import csv
+import os
+import statistics
+import subprocess
+
+from procs import BenchError
+
+DROP_REASONS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutdown",
+                "worker_died", "worker_down"]
+RAW_FIELDS = ["round", "case", "impl", "traffic", "status", "seconds", "sink_mpps",
+              "engine_out_mpps", "engine_in_mpps", "port_rx_mpps", "rss_kib", "memory",
+              "stage_cycles_per_packet", "acl_cycles_per_packet"] + \
+             ["drops_" + r for r in DROP_REASONS]
+SUMMARY_FIELDS = ["case", "impl", "traffic", "n", "median_mpps", "min_mpps", "max_mpps",
+                  "ratio_process_thread", "ratio_testpmd", "testpmd_ref", "ratio_peer",
+                  "peer_ref", "rss_kib_median", "stage_cycles_per_packet", "status"]
+
+
+def mpps(pps):
+    return None if pps is None else pps / 1e6
+
+
+def raw_row(rnd, case, impl, traffic, res, status="ok"):
+    r = {"round": rnd, "case": case, "impl": impl, "traffic": traffic, "status": status}
+    if res:
+        r["seconds"] = "%.3f" % res["seconds"] if "seconds" in res else ""
+        for k, src in (("sink_mpps", "sink_pps"), ("engine_out_mpps", "engine_pps"),
+                       ("engine_in_mpps", "engine_in_pps"), ("port_rx_mpps", "rx_pps")):
+            r[k] = "%.4f" % mpps(res[src]) if src in res else ""
+        r["rss_kib"] = res.get("rss_kib", "")
+        r["memory"] = " ".join("%s:%s:%s" % (role.replace(" ", ""), pid, kib)
+                               for role, pid, kib, _ in res.get("memory", []))
+        r["stage_cycles_per_packet"] = " ".join(
+            "%s=%.1f" % kv for kv in sorted(res.get("stage_cpp", {}).items()))
+        r["acl_cycles_per_packet"] = "%.1f" % res["acl_cpp"] if "acl_cpp" in res else ""
+        for d in DROP_REASONS:
+            r["drops_" + d] = res.get("drops", {}).get(d, "")
+    return r
+
+
+def _f(row, key):
+    try:
+        return float(row[key])
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+class Summary:
+    """Medians and ratios over the raw rows of one run."""
+
+    def __init__(self, rows):
+        self.rows = rows
+        self.groups = {}
+        for r in rows:
+            self.groups.setdefault((r["case"], r["impl"]), []).append(r)
+
+    def stat(self, case, impl, key="sink_mpps"):
+        rs = self.groups.get((case, impl), [])
+        vals = [v for v in (_f(r, key) for r in rs if r["status"] == "ok") if v is not None]
+        if not vals:
+            why = sorted({r["status"] for r in rs if r["status"] != "ok"})
+            return None, ("; ".join(why) if why else "not run")
+        return {"median": statistics.median(vals), "min": min(vals), "max": max(vals),
+                "n": len(vals)}, "ok"
+
+    def median(self, case, impl, key="sink_mpps"):
+        s, _ = self.stat(case, impl, key)
+        return s["median"] if s else None
+
+    def stage_cpp(self, case, impl):
+        """Median over rounds of each stage's cycles per packet."""
+        per = {}
+        for r in self.groups.get((case, impl), []):
+            if r["status"] != "ok":
+                continue
+            for kv in r.get("stage_cycles_per_packet", "").split():
+                k, v = kv.split("=")
+                per.setdefault(k, []).append(float(v))
+        return {k: statistics.median(v) for k, v in per.items()}
+
+    def rss(self, case, impl):
+        vals = [_f(r, "rss_kib") for r in self.groups.get((case, impl), [])
+                if r["status"] == "ok"]
+        vals = [v for v in vals if v is not None]
+        return statistics.median(vals) if vals else None
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def fmt_ratio(x):
+    return "n/a" if x is None else "%.2f" % x
+
+
+def fmt_stat(s, why):
+    if s is None:
+        return "n/a (%s)" % why
+    return "%.2f (%.2f–%.2f)" % (s["median"], s["min"], s["max"])
+
+
+def fmt_kib(v):
+    return "n/a" if v is None else "%d" % round(v)
+
+
+def fmt_cpp(d):
+    return ", ".join("%s %.0f" % (k, v) for k, v in sorted(d.items())) or "n/a"
+
+
+def write_csv(rows, summary_rows, outdir):
+    with open(os.path.join(outdir, "bench.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=RAW_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    with open(os.path.join(outdir, "summary.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=SUMMARY_FIELDS)
+        w.writeheader()
+        for r in summary_rows:
+            w.writerow(r)
+
+
+def summarise(rows, cases, refs):
+    """Summary rows (for summary.csv) and the same figures for the tables."""
+    s = Summary(rows)
+    out = []
+    for c in cases:
+        for impl in c["impls"]:
+            st, why = s.stat(c["name"], impl)
+            pt = None
+            if impl.startswith("process"):
+                pt = ratio(s.median(c["name"], impl),
+                           s.median(c["name"], impl.replace("process", "thread")))
+            tp = c.get("testpmd")
+            peer = c.get("peer")
+            out.append({
+                "case": c["name"], "impl": impl, "traffic": c["traffic"],
+                "n": st["n"] if st else 0,
+                "median_mpps": "%.4f" % st["median"] if st else "",
+                "min_mpps": "%.4f" % st["min"] if st else "",
+                "max_mpps": "%.4f" % st["max"] if st else "",
+                "ratio_process_thread": fmt_ratio(pt) if pt is not None else "",
+                "ratio_testpmd": fmt_ratio(ratio(s.median(c["name"], impl),
+                                                 s.median("ref", tp))) if tp else "",
+                "testpmd_ref": tp or "",
+                "ratio_peer": fmt_ratio(ratio(s.median(c["name"], impl),
+                                              s.median("ref", peer))) if peer else "",
+                "peer_ref": peer or "",
+                "rss_kib_median": fmt_kib(s.rss(c["name"], impl)),
+                "stage_cycles_per_packet": fmt_cpp(s.stage_cpp(c["name"], impl)),
+                "status": why,
+            })
+    for r in refs:
+        st, why = s.stat("ref", r["name"])
+        out.append({
+            "case": "ref", "impl": r["name"], "traffic": r["traffic"],
+            "n": st["n"] if st else 0,
+            "median_mpps": "%.4f" % st["median"] if st else "",
+            "min_mpps": "%.4f" % st["min"] if st else "",
+            "max_mpps": "%.4f" % st["max"] if st else "",
+            "ratio_process_thread": "", "ratio_testpmd": "", "testpmd_ref": "",
+            "ratio_peer": "", "peer_ref": "",
+            "rss_kib_median": fmt_kib(s.rss("ref", r["name"])),
+            "stage_cycles_per_packet": fmt_cpp(
+                {"acl": s.median("ref", r["name"], "acl_cycles_per_packet")})
+            if r["name"] == "dpdk-test-acl" and st else "",
+            "status": why,
+        })
+    return s, out
+
+
+def markdown(s, cases, refs, meta):
+    L = []
+    L.append("# mpe-bench: process build vs thread build")
+    L.append("")
+    L.append("Command: `%s`  " % meta["command"])
+    L.append("Host: %s  " % meta["host"])
+    L.append("Rounds: %d of %.1f s each (after %.1f s of warm-up), builds interleaved "
+             "(process, thread, process, thread, ...). Figures: packets per second at the "
+             "sink, in millions: median (min–max) over the rounds." %
+             (meta["rounds"], meta["duration"], meta["warmup"]))
+    L.append("")
+    L.append("Traffic: **null** = `net_null` ports 0 and 1, both receiving (the driver makes "
+             "empty 64-byte frames, no traffic source is measured) and each forwarding to "
+             "the other, both discarding what they transmit; **capture** = `net_pcap` port "
+             "0 replaying %s in a loop (`infinite_rx=1`) into a `net_null` sink." %
+             meta["pcap_desc"])
+    L.append("")
+    L.append("## The engine")
+    L.append("")
+    L.append("| configuration | traffic | process Mpps | thread Mpps | process/thread | "
+             "× testpmd | × peer (peer) | RSS KiB process | RSS KiB thread | "
+             "cycles/pkt per stage, process | thread | drops (process, thread) |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for c in cases:
+        if c.get("fs"):
+            continue
+        n = c["name"]
+        sp, wp = s.stat(n, "process")
+        st, wt = s.stat(n, "thread")
+        mp, mt = s.median(n, "process"), s.median(n, "thread")
+        tp = c.get("testpmd")
+        peer = c.get("peer")
+        tpr = ("%s (%s)" % (fmt_ratio(ratio(mp, s.median("ref", tp))),
+                            fmt_ratio(ratio(mt, s.median("ref", tp))))) if tp else "–"
+        per = ("%s / %s (%s)" % (fmt_ratio(ratio(mp, s.median("ref", peer))),
+                                 fmt_ratio(ratio(mt, s.median("ref", peer))), peer)
+               if peer else "–")
+        drops = "%s, %s" % (drop_text(s, n, "process"), drop_text(s, n, "thread"))
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            c["label"], c["traffic"], fmt_stat(sp, wp), fmt_stat(st, wt),
+            fmt_ratio(ratio(mp, mt)), tpr, per, fmt_kib(s.rss(n, "process")),
+            fmt_kib(s.rss(n, "thread")), fmt_cpp(s.stage_cpp(n, "process")),
+            fmt_cpp(s.stage_cpp(n, "thread")), drops))
+    L.append("")
+    L.append("× testpmd: the process build's median over testpmd's (the thread build's in "
+             "brackets), testpmd in `macswap` mode with as many forwarding lcores as the "
+             "configuration has workers, on the same traffic. × peer: process / thread over "
+             "the peer named. RSS: VmRSS of every engine process, summed (primary and each "
+             "worker process; the one process of the thread build); hugepage memory is "
+             "shared and not in VmRSS.")
+    L.append("")
+    fs = [c for c in cases if c.get("fs")]
+    if fs:
+        L.append("## False sharing: per-worker counters on shared cache lines")
+        L.append("")
+        L.append("| configuration | build | padded counters Mpps | shared-line counters Mpps "
+                 "| shared / padded |")
+        L.append("|---|---|---|---|---|")
+        for c in fs:
+            for model in ("process", "thread"):
+                a, wa = s.stat(c["name"], model)
+                b, wb = s.stat(c["name"], model + "/shared")
+                L.append("| %s | %s | %s | %s | %s |" % (
+                    c["label"], model, fmt_stat(a, wa), fmt_stat(b, wb),
+                    fmt_ratio(ratio(s.median(c["name"], model + "/shared"),
+                                    s.median(c["name"], model)))))
+        L.append("")
+    L.append("## References, same run")
+    L.append("")
+    L.append("| reference | traffic | Mpps | RSS KiB | what it is |")
+    L.append("|---|---|---|---|---|")
+    for r in refs:
+        if r["name"] == "dpdk-test-acl":
+            st, why = s.stat("ref", r["name"], "acl_cycles_per_packet")
+            val = ("%.1f cycles/pkt (%.1f–%.1f)" % (st["median"], st["min"], st["max"])
+                   if st else "n/a (%s)" % why)
+        else:
+            st, why = s.stat("ref", r["name"])
+            val = fmt_stat(st, why)
+        L.append("| %s | %s | %s | %s | %s |" % (r["name"], r["traffic"], val,
+                                                  fmt_kib(s.rss("ref", r["name"])), r["what"]))
+    L.append("")
+    acl_case = meta.get("acl_case")
+    if acl_case:
+        ta = s.median("ref", "dpdk-test-acl", "acl_cycles_per_packet")
+        L.append("## ACL lookup cost")
+        L.append("")
+        L.append("| | cycles/pkt | × dpdk-test-acl |")
+        L.append("|---|---|---|")
+        L.append("| dpdk-test-acl, same rules, trace of the capture's flows | %s | 1.00 |"
+                 % ("n/a" if ta is None else "%.1f" % ta))
+        for impl in ("process", "thread"):
+            cpp = s.stage_cpp(acl_case, impl)
+            acl = [v for k, v in cpp.items() if k.endswith(".acl")]
+            v = statistics.median(acl) if acl else None
+            L.append("| mpe acl stage, %s build (%s) | %s | %s |" % (
+                impl, acl_case, "n/a" if v is None else "%.1f" % v,
+                fmt_ratio(ratio(v, ta))))
+        L.append("")
+    if meta.get("notes"):
+        L.append("## Notes")
+        L.append("")
+        for n in meta["notes"]:
+            L.append("- " + n)
+        L.append("")
+    return "\n".join(L)
+
+
+def drop_text(s, case, impl):
+    tot = {}
+    for r in s.groups.get((case, impl), []):
+        if r["status"] != "ok":
+            continue
+        for d in DROP_REASONS:
+            v = _f(r, "drops_" + d)
+            if v:
+                tot[d] = tot.get(d, 0) + v
+    if not s.groups.get((case, impl)):
+        return "n/a"
+    return " ".join("%s %d" % kv for kv in sorted(tot.items())) or "0"
+
+
+def chart(s, cases, refs, outdir):
+    """bench.png: per configuration, process, thread and its peer (or testpmd)."""
+    dat = os.path.join(outdir, "bench.dat")
+    rows = []
+    for c in cases:
+        if c.get("fs"):
+            continue
+        cols = []
+        ref = c.get("peer")
+        if ref is None or s.stat("ref", ref)[0] is None:
+            ref = c.get("testpmd")
+        for case, impl in ((c["name"], "process"), (c["name"], "thread"), ("ref", ref)):
+            st, _ = s.stat(case, impl) if impl else (None, "")
+            cols += ([st["median"], st["min"], st["max"]] if st else [0, 0, 0])
+        rows.append((c["name"], cols))
+    # the references that no configuration is compared with get a bar of their own
+    shown = {c.get("peer") or c.get("testpmd") for c in cases if not c.get("fs")}
+    for r in refs:
+        if r["name"] == "dpdk-test-acl":  # classifications, not forwarded packets
+            continue
+        st, _ = s.stat("ref", r["name"])
+        if r["name"] not in shown and st:
+            rows.append((r["name"], [0, 0, 0, 0, 0, 0, st["median"], st["min"], st["max"]]))
+    if not rows:
+        raise BenchError("nothing was measured: no chart")
+    with open(dat, "w") as f:
+        f.write("# case process(med min max) thread(med min max) reference(med min max)\n")
+        for name, cols in rows:
+            f.write('"%s" %s\n' % (name, " ".join("%.4f" % v for v in cols)))
+    gp = os.path.join(outdir, "bench.gp")
+    with open(gp, "w") as f:
+        f.write("""set terminal pngcairo size 1200,600 font ",10"
+set output '%s'
+set title "mpe-bench: packets per second at the sink (median, min-max bars)"
+set ylabel "Mpps"
+set style data histograms
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xtics rotate by -25
+set key top right
+set yrange [0:*]
+set grid ytics
+plot '%s' using 2:3:4:xtic(1) title "process build", \\
+     '' using 5:6:7 title "thread build", \\
+     '' using 8:9:10 title "reference (peer, or testpmd macswap)"
+""" % (os.path.join(outdir, "bench.png"), dat))
+    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise BenchError("gnuplot failed: %s" % r.stderr.strip())

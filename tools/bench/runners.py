@@ -1,0 +1,339 @@
+"""One measurement each: the engine (either build) and every reference program.
+
+Every rate is measured the same way, whatever runs: start, wait until it forwards, let it
+warm up, read the sink port's transmitted packets (DPDK telemetry /ethdev/stats) twice,
+`duration` seconds apart by the tool's monotonic clock, and divide. The engine's own
+counters (/mpe/stats, /mpe/workers) are read at the same two moments. Resident memory is
+read from /proc at the second moment, for every process of the run.
+
+Lcores, on a machine of two CPUs (CPU 0 and 1): every datapath lcore the engine or a
+reference polls is placed the same way -- the first one on CPU 0, the second one on CPU 1 --
+and each main lcore, which only supervises, on CPU 1.
+"""
+import os
+import re
+import shutil
+import subprocess
+import time
+
+from procs import BenchError, Group, Telemetry, rss_kib
+
+NCPU = os.cpu_count() or 1
+
+
+def cpu(n):
+    return n % NCPU
+
+
+def null_vdevs():
+    return ["net_null0", "net_null1"]
+
+
+def pcap_vdevs(pcap):
+    # port 1 is the sink: it transmits and never produces packets
+    return ["net_pcap0,rx_pcap=%s,infinite_rx=1" % pcap, "net_null1,no-rx=1"]
+
+
+def vdevs_of(source, inputs):
+    return null_vdevs() if source == "null" else pcap_vdevs(inputs["pcap"])
+
+
+def sink_ports(source):
+    """Ports whose transmitted packets are the sink's rate: both null ports forward to each
+    other; with a capture only port 1 transmits."""
+    return [0, 1] if source == "null" else [1]
+
+
+def sample(tel, ports, mpe=False):
+    s = {"t": time.monotonic(), "tx": 0, "rx": 0}
+    for p in ports:
+        st = tel.get("/ethdev/stats,%d" % p)
+        s["tx"] += st["opackets"]
+    for p in (0, 1):
+        s["rx"] += tel.get("/ethdev/stats,%d" % p)["ipackets"]
+    if mpe:
+        s["stats"] = tel.get("/mpe/stats")
+        s["workers"] = tel.get("/mpe/workers")
+    return s
+
+
+def memory(roles):
+    """[(role, pid, VmRSS KiB, HugetlbPages KiB)] and the VmRSS total."""
+    out = []
+    for role, pid in roles:
+        m = rss_kib(pid)
+        out.append((role, pid, m["rss"], m["huge"]))
+    total = sum(r[2] or 0 for r in out)
+    return out, total
+
+
+def measure(group, tel, ports, warmup, duration, mpe=False):
+    time.sleep(warmup)
+    group.check_alive()
+    s0 = sample(tel, ports, mpe)
+    time.sleep(duration)
+    s1 = sample(tel, ports, mpe)
+    group.check_alive()
+    dt = s1["t"] - s0["t"]
+    res = {"sink_pps": (s1["tx"] - s0["tx"]) / dt, "rx_pps": (s1["rx"] - s0["rx"]) / dt,
+           "seconds": dt}
+    return res, s0, s1
+
+
+def mpe_config(case, inputs):
+    """The engine's INI for one case."""
+    lines = ["; written by mpe-bench for case %s" % case["name"], "[engine]",
+             "shape = %s" % case["shape"], "io_lcore = 1"]
+    for k, v in case.get("engine_keys", {}).items():
+        lines.append("%s = %s" % (k, v.format(**inputs)))
+    if case["source"] == "null":
+        lines += ["", "[port 0]", "device = net_null0", "peer = 1",
+                  "", "[port 1]", "device = net_null1", "peer = 0"]
+    else:
+        lines += ["", "[port 0]", "device = net_pcap0", "peer = 1",
+                  "", "[port 1]", "device = net_null1", "peer = 0", "rx = off"]
+    for w, stages in enumerate(case["workers"]):
+        lines += ["", "[worker %d]" % w, "lcore = %d" % (w + 2), "cpu = %d" % cpu(w),
+                  "stages = %s" % ", ".join(stages)]
+    return "\n".join(lines) + "\n"
+
+
+def mpe_lcores(nworkers):
+    ids = ["0@%d" % cpu(1), "1@%d" % cpu(1)]
+    ids += ["%d@%d" % (w + 2, cpu(w)) for w in range(nworkers)]
+    return ",".join(ids)
+
+
+def _deltas(d0, d1):
+    return {k: d1[k] - d0.get(k, 0) for k in d1}
+
+
+def _stage_cpp(w0, w1):
+    """Cycles per packet of each stage of each worker over the window (telemetry gives
+    cumulative packets and a rounded cumulative cycles per packet)."""
+    out = {}
+    for wid, w in w1.items():
+        for name, st in w.get("stages", {}).items():
+            p1, c1 = st["packets"], st["packets"] * st["cycles_per_packet"]
+            old = w0.get(wid, {}).get("stages", {}).get(name, {"packets": 0,
+                                                                "cycles_per_packet": 0})
+            p0, c0 = old["packets"], old["packets"] * old["cycles_per_packet"]
+            if p1 > p0:
+                out["w%s.%s" % (wid, name)] = (c1 - c0) / (p1 - p0)
+    return out
+
+
+def run_mpe(build, case, inputs, workdir, warmup, duration):
+    """The engine of @build ({'dir', 'model', 'layout'}) on @case."""
+    g = Group(workdir, "%s (%s build, %s counters)" % (case["name"], build["model"],
+                                                      build["layout"]))
+    try:
+        ini = os.path.join(workdir, "%s.ini" % g.prefix)
+        with open(ini, "w") as f:
+            f.write(mpe_config(case, inputs))
+        argv = [os.path.join(build["dir"], "primary", "mpe-primary")]
+        argv += g.eal(mpe_lcores(len(case["workers"])), vdevs_of(case["source"], inputs))
+        argv += ["--", "-c", ini]
+        prim = g.start("primary", argv)
+        log = g.wait_log(prim, "running:", 60)
+        g.extra |= {int(x) for x in re.findall(r"spawned pid (\d+)", log)}
+        tel = Telemetry(g.prefix)
+        try:
+            res, s0, s1 = measure(g, tel, sink_ports(case["source"]), warmup, duration,
+                                  mpe=True)
+            roles = [("primary", prim.pid)]
+            if build["model"] == "process":
+                for wid, w in sorted(s1["workers"].items()):
+                    roles.append(("worker %s" % wid, w["pid"]))
+                    g.extra.add(w["pid"])
+            res["memory"], res["rss_kib"] = memory(roles)
+        finally:
+            tel.close()
+        dt = res["seconds"]
+        res["engine_pps"] = (s1["stats"]["out"] - s0["stats"]["out"]) / dt
+        res["engine_in_pps"] = (s1["stats"]["in"] - s0["stats"]["in"]) / dt
+        res["drops"] = _deltas(s0["stats"]["drops"], s1["stats"]["drops"])
+        res["stage_cpp"] = _stage_cpp(s0["workers"], s1["workers"])
+        g.stop(30)
+        return res
+    finally:
+        g.close()
+
+
+# ---------------------------------------------------------------- references
+
+def run_testpmd(mode, cores, source, inputs, workdir, warmup, duration):
+    g = Group(workdir, "testpmd %s, %d cores" % (mode, cores))
+    try:
+        lcores = ",".join(["0@%d" % cpu(1)] + ["%d@%d" % (c + 2, cpu(c)) for c in range(cores)])
+        argv = [shutil.which("dpdk-testpmd") or "dpdk-testpmd"]
+        argv += g.eal(lcores, vdevs_of(source, inputs))
+        argv += ["--", "--forward-mode=%s" % mode, "--nb-cores=%d" % cores,
+                 "--rxq=%d" % cores, "--txq=%d" % cores, "--no-mlockall",
+                 "--total-num-mbufs=16384", "--auto-start"]
+        # without -i it forwards until stdin gives it a line: a pipe never written to
+        p = g.start("testpmd", argv, stdin=subprocess.PIPE)
+        g.wait_log(p, "Press enter to exit", 60)
+        tel = Telemetry(g.prefix)
+        try:
+            res, _, _ = measure(g, tel, sink_ports(source), warmup, duration)
+            res["memory"], res["rss_kib"] = memory([("testpmd", p.pid)])
+        finally:
+            tel.close()
+        g.stop(10)
+        return res
+    finally:
+        g.close()
+
+
+def run_symmetric_mp(ex, nprocs, inputs, workdir, warmup, duration):
+    """DPDK's symmetric_mp: process k polls queue k of both ports (net_null: its datapath
+    works in secondaries)."""
+    g = Group(workdir, "symmetric_mp, %d processes" % nprocs)
+    try:
+        procs = []
+        for k in range(nprocs):
+            argv = [ex["symmetric_mp"]]
+            argv += g.eal("%d@%d" % (k + 2, cpu(k)), null_vdevs() if k == 0 else [],
+                          secondary=k > 0)
+            if k == 0:
+                argv.append("--proc-type=primary")
+            argv += ["--", "-p", "3", "--num-procs=%d" % nprocs, "--proc-id=%d" % k]
+            p = g.start("proc%d" % k, argv)
+            g.wait_log(p, "using queue", 60)
+            procs.append(("proc %d" % k, p.pid))
+        tel = Telemetry(g.prefix)
+        try:
+            res, _, _ = measure(g, tel, sink_ports("null"), warmup, duration)
+            res["memory"], res["rss_kib"] = memory(procs)
+        finally:
+            tel.close()
+        g.stop(10)
+        return res
+    finally:
+        g.close()
+
+
+def run_client_server_mp(ex, nclients, inputs, workdir, warmup, duration):
+    """DPDK's client_server_mp: the server (primary) receives and hands packets round robin
+    to client processes over rings; each client transmits itself (net_null)."""
+    g = Group(workdir, "client_server_mp, %d clients" % nclients)
+    try:
+        argv = [ex["mp_server"]] + g.eal("0@%d" % cpu(1), null_vdevs())
+        argv += ["--", "-p", "3", "-n", str(nclients)]
+        srv = g.start("server", argv)
+        g.wait_log(srv, "Finished Process Init", 60)
+        roles = [("server", srv.pid)]
+        for c in range(nclients):
+            argv = [ex["mp_client"]] + g.eal("%d@%d" % (c + 2, cpu(c)), [], secondary=True)
+            argv += ["--", "-n", str(c)]
+            p = g.start("client%d" % c, argv)
+            g.wait_log(p, "Finished Process Init", 60)
+            roles.append(("client %d" % c, p.pid))
+        tel = Telemetry(g.prefix)
+        try:
+            res, _, _ = measure(g, tel, sink_ports("null"), warmup, duration)
+            res["memory"], res["rss_kib"] = memory(roles)
+        finally:
+            tel.close()
+        g.stop(10)
+        return res
+    finally:
+        g.close()
+
+
+def run_l3fwd_acl(ex, inputs, workdir, warmup, duration):
+    """l3fwd --lookup=acl on the looping capture, one lcore polling port 0. That lcore is
+    its main lcore too: l3fwd opens a transmit queue per lcore and net_pcap has one."""
+    g = Group(workdir, "l3fwd --lookup=acl")
+    try:
+        argv = [ex["l3fwd"]] + g.eal("2@%d" % cpu(0), pcap_vdevs(inputs["pcap"]))
+        argv += ["--", "-p", "0x3", "-P", "--config=(0,0,2)", "--lookup=acl",
+                 "--rule_ipv4=%s" % inputs["l3fwd_rules4"],
+                 "--rule_ipv6=%s" % inputs["l3fwd_rules6"], "--parse-ptype"]
+        p = g.start("l3fwd", argv)
+        g.wait_log(p, "entering main loop on lcore", 60)
+        tel = Telemetry(g.prefix)
+        try:
+            res, _, _ = measure(g, tel, sink_ports("pcap"), warmup, duration)
+            res["memory"], res["rss_kib"] = memory([("l3fwd", p.pid)])
+        finally:
+            tel.close()
+        g.stop(10)
+        return res
+    finally:
+        g.close()
+
+
+def run_test_acl(inputs, workdir, iters):
+    """dpdk-test-acl on the same rules and a trace of the capture's flows: cycles/packet."""
+    g = Group(workdir, "dpdk-test-acl")
+    try:
+        argv = [shutil.which("dpdk-test-acl") or "dpdk-test-acl"]
+        argv += g.eal("0@%d" % cpu(0), []) + ["-m", "128"]
+        argv += ["--", "--rulesf=%s" % inputs["testacl_rules"],
+                 "--tracef=%s" % inputs["trace"], "--rulenum=%d" % inputs["nrules"],
+                 "--iter=%d" % iters, "--verbose=0"]
+        p = g.start("test-acl", argv)
+        try:
+            p.wait(timeout=300)
+        except subprocess.TimeoutExpired:
+            raise BenchError("dpdk-test-acl did not finish within 300 s")
+        log = g.log_text(p)
+        m = re.search(r"([0-9.]+) cycles/pkt, ([0-9.]+) pkt/sec", log)
+        if p.returncode != 0 or not m:
+            raise BenchError("dpdk-test-acl failed (status %s):\n%s"
+                             % (p.returncode, "\n".join(log.splitlines()[-10:])))
+        return {"acl_cpp": float(m.group(1)), "sink_pps": float(m.group(2))}
+    finally:
+        g.close()
+
+
+# ---------------------------------------------------------------- DPDK's examples
+
+L3FWD_PATCH_WHAT = ("examples/l3fwd/main.c, one line: the RX offloads of its port_conf, "
+                    "RTE_ETH_RX_OFFLOAD_CHECKSUM, become 0, because net_pcap and net_null "
+                    "offer no RX offload and l3fwd would refuse to configure them; nothing "
+                    "else changes (l3fwd's ACL path reads no checksum flag).")
+
+
+def patch_l3fwd(main_c):
+    with open(main_c) as f:
+        src = f.read()
+    old = "\t\t.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM,\n"
+    if src.count(old) != 1:
+        raise BenchError("%s: the line to patch is not as in DPDK 22.11: %s"
+                         % (main_c, old.strip()))
+    src = src.replace(old, "\t\t.offloads = 0, /* mpe-bench: no RX checksum offload */\n")
+    with open(main_c, "w") as f:
+        f.write(src)
+
+
+def build_examples(srcroot, dest, log):
+    """Copy DPDK's example sources (dpdk-doc) to @dest, patch l3fwd there, build each with
+    its Makefile against libdpdk; returns {binary name: path}."""
+    wanted = {
+        "mp_server": "multi_process/client_server_mp/mp_server",
+        "mp_client": "multi_process/client_server_mp/mp_client",
+        "symmetric_mp": "multi_process/symmetric_mp",
+        "l3fwd": "l3fwd",
+    }
+    out = {n: os.path.join(dest, d, "build", n) for n, d in wanted.items()}
+    stamp = os.path.join(dest, ".mpe-bench-built")
+    if os.path.exists(stamp) and all(os.access(p, os.X_OK) for p in out.values()):
+        return out
+    if not os.path.isdir(srcroot):
+        raise BenchError("%s: no DPDK example sources (install Debian's dpdk-doc)" % srcroot)
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    for d in ("multi_process", "l3fwd", "common"):
+        shutil.copytree(os.path.join(srcroot, d), os.path.join(dest, d))
+    patch_l3fwd(os.path.join(dest, "l3fwd", "main.c"))
+    with open(log, "w") as lf:
+        for name, d in wanted.items():
+            r = subprocess.run(["make", "-C", os.path.join(dest, d)], stdout=lf,
+                               stderr=subprocess.STDOUT)
+            if r.returncode != 0 or not os.access(out[name], os.X_OK):
+                raise BenchError("building DPDK's example %s failed: see %s" % (d, log))
+    open(stamp, "w").close()
+    return out
