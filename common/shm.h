@@ -96,16 +96,10 @@ enum mpe_drop {
 	MPE_DROP_MAX,
 };
 
-/* Counters of one worker or of the I/O lcore: exactly one writer. */
-struct mpe_counters {
-	uint64_t rx;	  /* packets taken in (ring dequeue or port rx) */
-	uint64_t tx;	  /* packets handed on (ring enqueue or port tx) */
-	uint64_t rx_bytes;
-	uint64_t bursts;  /* non-empty bursts */
-	uint64_t polls;	  /* loop iterations */
-	uint64_t cycles;  /* TSC cycles spent on non-empty bursts */
-	uint64_t drops[MPE_DROP_MAX];
-} __rte_cache_aligned;
+/* struct mpe_counters: counters of one worker or of the I/O lcore, exactly one writer.
+ * Laid out as the counter_layout meson option says (shm_counters_padded.h, the product, or
+ * shm_counters_shared.h, mpe-bench's false-sharing variant). */
+#include "shm_counters.h"
 
 /* What a worker publishes about itself; the worker is the only writer while it lives. */
 struct mpe_worker_status {
@@ -183,6 +177,13 @@ struct mpe_shared {
 	struct mpe_io_stats io;
 	struct mpe_counters sup; /* the primary's supervisor: drops it accounts for (its own) */
 	struct mpe_worker_slot workers[MPE_MAX_WORKERS];
+	/* counter_layout=shared only (empty otherwise): the workers' counters side by side,
+	 * sharing cache lines; workers[i].cnt is then unused */
+	struct mpe_counters wcnt[MPE_WCNT_SHARED] __rte_cache_aligned;
 };
+
+/* Where worker @i's counters are, in either layout. */
+#define MPE_SHM_WORKER_CNT(shm, i) \
+	(MPE_WCNT_SHARED ? &(shm)->wcnt[(i)] : &(shm)->workers[(i)].cnt)
 
 #endif

@@ -41,7 +41,7 @@ mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < conf->nb_workers; i++) {
-		const struct mpe_counters *c = &shm->workers[i].cnt;
+		const struct mpe_counters *c = MPE_SHM_WORKER_CNT(shm, i);
 
 		if (conf->shape == MPE_SHAPE_RSS) {
 			t->in += c->rx;
@@ -100,8 +100,8 @@ mpe_stats_line(const struct mpe_shared *shm, char *buf, size_t size)
 		const struct mpe_worker_slot *slot = &shm->workers[i];
 
 		off += (size_t)snprintf(buf + off, size - off, " | w%u %s rx %" PRIu64 " tx %" PRIu64,
-					i, mpe_stats_state_name(slot->status.state), slot->cnt.rx,
-					slot->cnt.tx);
+					i, mpe_stats_state_name(slot->status.state),
+					MPE_SHM_WORKER_CNT(shm, i)->rx, MPE_SHM_WORKER_CNT(shm, i)->tx);
 	}
 }
 
@@ -197,7 +197,7 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 
 		snprintf(what, sizeof(what), "worker %u (lcore %u, %s)", i, conf->workers[i].lcore,
 			 mpe_stats_state_name(st));
-		print_counters(out, what, &slot->cnt, shm->tsc_hz);
+		print_counters(out, what, MPE_SHM_WORKER_CNT(shm, i), shm->tsc_hz);
 		if (slot->ctl.restarts > 0 || slot->ctl.dead)
 			fprintf(out, "    restarts %u%s, lost in its hands %" PRIu64 ", last recovery "
 				"%.1f ms, last end: %s\n", slot->ctl.restarts,

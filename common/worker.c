@@ -68,6 +68,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	wc = &conf->workers[id];
 	w->shm = shm;
 	w->slot = &shm->workers[id];
+	w->cnt = MPE_SHM_WORKER_CNT(shm, id);
 	w->id = id;
 	w->burst = (uint16_t)conf->burst;
 	w->backpressure = (uint8_t)conf->backpressure;
@@ -228,7 +229,7 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		sc->tx += kept;
 		sc->bursts++;
 		sc->drops[MPE_DROP_VERDICT] += n - kept;
-		w->slot->cnt.drops[MPE_DROP_VERDICT] += n - kept;
+		w->cnt->drops[MPE_DROP_VERDICT] += n - kept;
 		n = kept;
 	}
 	return n;
@@ -255,7 +256,7 @@ static inline uint16_t
 burst_rings(struct mpe_worker *w)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
-	struct mpe_counters *cnt = &w->slot->cnt;
+	struct mpe_counters *cnt = w->cnt;
 	uint16_t n, kept, sent, i;
 	uint32_t bytes = 0;
 
@@ -306,7 +307,7 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct mpe_conf *conf = &w->shm->conf;
 	struct mpe_worker_hand *h = &w->slot->hand;
-	struct mpe_counters *cnt = &w->slot->cnt;
+	struct mpe_counters *cnt = w->cnt;
 	int off = w->shm->meta_offset;
 	uint16_t i = 0;
 
@@ -389,7 +390,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 {
 	const struct mpe_conf *conf = &w->shm->conf;
 	struct mpe_worker_hand *h = &w->slot->hand;
-	struct mpe_counters *cnt = &w->slot->cnt;
+	struct mpe_counters *cnt = w->cnt;
 	uint16_t n = 0, kept, i;
 	uint32_t bytes = 0;
 	unsigned int k;
@@ -444,7 +445,7 @@ static __rte_always_inline void
 worker_loop(struct mpe_worker *w, const int rss)
 {
 	struct mpe_worker_slot *slot = w->slot;
-	struct mpe_counters *cnt = &slot->cnt;
+	struct mpe_counters *cnt = w->cnt;
 	unsigned int next_port = 0;
 
 	if (!rss) {
@@ -514,6 +515,6 @@ mpe_worker_main(void *arg)
 		return -ESRCH;
 	}
 	MPE_LOG(INFO, worker, "worker %u: stopped after %" PRIu64 " packets", w->id,
-		w->slot->cnt.rx);
+		w->cnt->rx);
 	return 0;
 }

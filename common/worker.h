@@ -16,6 +16,7 @@
 struct mpe_worker {
 	struct mpe_shared *shm;
 	struct mpe_worker_slot *slot;
+	struct mpe_counters *cnt; /* this worker's counters (where counter_layout puts them) */
 	unsigned int id;
 	uint16_t burst;
 	uint8_t backpressure;

@@ -265,6 +265,7 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 {
 	const struct mpe_worker_slot *slot = &shm->workers[id];
 	const struct mpe_worker_conf *wc = &shm->conf.workers[id];
+	const struct mpe_counters *cnt = MPE_SHM_WORKER_CNT(shm, id);
 	char cause[sizeof(slot->ctl.last_cause)];
 	uint64_t beat, age;
 
@@ -277,9 +278,9 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	rte_tel_data_add_dict_string(w, "state", mpe_stats_state_name(slot->status.state));
 	rte_tel_data_add_dict_u64(w, "heartbeat", beat);
 	rte_tel_data_add_dict_u64(w, "heartbeat_age_ms", age);
-	rte_tel_data_add_dict_u64(w, "rx", slot->cnt.rx);
-	rte_tel_data_add_dict_u64(w, "tx", slot->cnt.tx);
-	if (add_drops(w, slot->cnt.drops) < 0)
+	rte_tel_data_add_dict_u64(w, "rx", cnt->rx);
+	rte_tel_data_add_dict_u64(w, "tx", cnt->tx);
+	if (add_drops(w, cnt->drops) < 0)
 		return -ENOMEM;
 	rte_tel_data_add_dict_u64(w, "restarts", slot->ctl.restarts);
 	rte_tel_data_add_dict_u64(w, "lost", slot->ctl.lost);
@@ -288,7 +289,7 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	rte_tel_data_add_dict_int(w, "down", slot->ctl.down != 0);
 	rte_tel_data_add_dict_int(w, "dead", slot->ctl.dead != 0);
 	rte_tel_data_add_dict_u64(w, "cycles_per_packet",
-				  per_packet(slot->cnt.cycles, slot->cnt.rx));
+				  per_packet(cnt->cycles, cnt->rx));
 	return add_stages(w, wc, slot);
 }
 
