@@ -304,6 +304,12 @@ def chart(s, cases, refs, outdir):
     rows = []
     for c in cases:
         if c.get("fs"):
+            for layout, suffix in (("padded", ""), ("shared lines", "/shared")):
+                cols = []
+                for impl in ("process" + suffix, "thread" + suffix):
+                    st, _ = s.stat(c["name"], impl)
+                    cols += ([st["median"], st["min"], st["max"]] if st else [0, 0, 0])
+                rows.append(("%s %s" % (c["name"], layout), cols + [0, 0, 0]))
             continue
         cols = []
         ref = c.get("peer")
