@@ -345,6 +345,8 @@ set style fill solid 0.8 border -1
 set boxwidth 0.9
 set xtics rotate by -25
 set key top right
+set rmargin 12
+set bmargin 9
 set yrange [0:*]
 set grid ytics
 plot '%s' using 2:3:4:xtic(1) title "process build", \\
