@@ -160,7 +160,7 @@ dump_worker(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm, 
 	fprintf(f, "  hand: phase %s, n %u, kept %u, done %u\n",
 		phase < RTE_DIM(hand_phases) ? hand_phases[phase] : "?", slot->hand.n,
 		slot->hand.kept, slot->hand.done);
-	counters(f, "  ", &slot->cnt);
+	counters(f, "  ", MPE_SHM_WORKER_CNT(shm, id));
 	for (s = 0; s < wc->nb_stages && s < MPE_MAX_STAGES; s++) {
 		const struct mpe_stage_ops *ops = mpe_stage_get(wc->stages[s]);
 		const struct mpe_counters *sc = &slot->stage_cnt[s];
