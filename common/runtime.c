@@ -52,6 +52,41 @@ mpe_runtime_files_collect(void)
 	return f;
 }
 
+/* Files of the same prefix no longer mapped here: segments another process of the prefix
+ * (dpdk-dumpcap's capture pool, say) had made and that were freed while that process still
+ * held them, which leaves the file behind. Named "<hugedir>/<prefix>map_<n>", like @path. */
+static void
+unlink_siblings(const char *path)
+{
+	char dir[PATH_MAX], stem[NAME_MAX + 1], file[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *map;
+	struct dirent *de;
+	size_t stem_len;
+	DIR *d;
+
+	if (slash == NULL || strstr(path, " (deleted)") != NULL)
+		return;
+	map = strstr(slash + 1, "map_");
+	if (map == NULL || (size_t)(slash - path) >= sizeof(dir))
+		return;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	stem_len = (size_t)(map + 4 - (slash + 1));
+	snprintf(stem, sizeof(stem), "%.*s", (int)stem_len, slash + 1);
+	d = opendir(dir);
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		const char *p = de->d_name + stem_len;
+
+		if (strncmp(de->d_name, stem, stem_len) != 0 || *p == '\0' ||
+		    strspn(p, "0123456789") != strlen(p))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
+		unlink(file);
+	}
+	closedir(d);
+}
+
 void
 mpe_runtime_files_unlink(struct mpe_runtime_files *f)
 {
@@ -61,6 +96,8 @@ mpe_runtime_files_unlink(struct mpe_runtime_files *f)
 		return;
 	for (i = 0; i < f->n; i++)
 		unlink(f->paths[i]);
+	if (f->n > 0)
+		unlink_siblings(f->paths[0]);
 	free(f);
 }
 

@@ -7,7 +7,8 @@
  * descriptors: call before rte_eal_cleanup(), which closes them. */
 struct mpe_runtime_files;
 struct mpe_runtime_files *mpe_runtime_files_collect(void);
-/* Unlink what was collected, and free the list. */
+/* Unlink what was collected, and every other hugepage file of the same prefix (segments
+ * another process made and left behind), and free the list. */
 void mpe_runtime_files_unlink(struct mpe_runtime_files *f);
 
 /* Remove a runtime directory and the files in it (the EAL makes no subdirectories). */
