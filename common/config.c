@@ -36,6 +36,7 @@ enum ktype {
 	T_CPU,
 	T_DROPPASS,
 	T_ALLOWDROP,
+	T_TXMODE,
 };
 
 /* One row per key: where it lives, its type, bounds and default (Redis' static_configs). */
@@ -104,6 +105,8 @@ static const struct key_def keys[] = {
 	    "a flow idle this long leaves the table (0: never)"),
 	ENG("flow_full", T_DROPPASS, 0, 1, 1, flow_full_pass,
 	    "what the flow stage does with a packet of a new flow when the table is full"),
+	ENG("tx", T_TXMODE, 0, 1, 0, tx_workers,
+	    "who transmits: io (the I/O lcore) or workers (each on a queue of its own)"),
 	ENG("mirror_port", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, mirror_port,
 	    "port that gets a copy of every packet a mirror rule matches"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
@@ -367,6 +370,12 @@ parse_value(struct parser *p, const struct key_def *k, void *base, const char *s
 		else
 			report(p, line, k->key, "'%s' is not drop or pass", value);
 		return;
+	case T_TXMODE:
+		if (strcmp(value, "io") == 0 || strcmp(value, "workers") == 0)
+			store(base, k, value[0] == 'w');
+		else
+			report(p, line, k->key, "'%s' is not io or workers", value);
+		return;
 	case T_ALLOWDROP:
 		if (strcmp(value, "allow") == 0 || strcmp(value, "drop") == 0)
 			store(base, k, value[0] == 'd');
@@ -594,6 +603,11 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 			if (pc->device[0] != '\0' && strcmp(pc->device, c->ports[j].device) == 0)
 				report(p, loc_line(p, sect, "device"), "device",
 				       "'%s' already used by port %u", pc->device, j);
+		if (c->shape != MPE_SHAPE_RSS && c->tx_workers &&
+		    mpe_config_device_primary_only(pc->device))
+			report(p, loc_line(p, "engine", "tx"), "tx",
+			       "workers: port %u's driver ('%s') does not work in secondary "
+			       "processes: let the I/O lcore transmit (tx = io)", i, pc->device);
 		if (c->shape == MPE_SHAPE_RSS) {
 			if (mpe_config_device_primary_only(pc->device))
 				report(p, loc_line(p, sect, "device"), "device",
@@ -812,8 +826,9 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 	if (c->rules[0] != '\0')
 		fprintf(out, "rules = %s\n", c->rules);
 	fprintf(out, "default_action = %s\nflow_capacity = %u\nflow_timeout_ms = %u\n"
-		"flow_full = %s\n", c->default_drop ? "drop" : "allow", c->flow_capacity,
-		c->flow_timeout_ms, c->flow_full_pass ? "pass" : "drop");
+		"flow_full = %s\ntx = %s\n", c->default_drop ? "drop" : "allow", c->flow_capacity,
+		c->flow_timeout_ms, c->flow_full_pass ? "pass" : "drop",
+		c->tx_workers ? "workers" : "io");
 	if (c->mirror_port != MPE_PORT_NONE)
 		fprintf(out, "mirror_port = %u\n", c->mirror_port);
 	for (i = 0; i < c->nb_ports; i++) {
@@ -863,6 +878,7 @@ mpe_config_help(FILE *out)
 		case T_SHAPE: snprintf(range, sizeof(range), "pipeline, distributor, rss"); break;
 		case T_DROPPASS: snprintf(range, sizeof(range), "drop, pass"); break;
 		case T_ALLOWDROP: snprintf(range, sizeof(range), "allow, drop"); break;
+		case T_TXMODE: snprintf(range, sizeof(range), "io, workers"); break;
 		case T_STR:
 			snprintf(range, sizeof(range), "text, %" PRIu64 "..%" PRIu64 " chars", k->min,
 				 k->max);
@@ -880,6 +896,8 @@ mpe_config_help(FILE *out)
 			snprintf(def, sizeof(def), "%s", k->def ? "pass" : "drop");
 		else if (k->type == T_ALLOWDROP)
 			snprintf(def, sizeof(def), "%s", k->def ? "drop" : "allow");
+		else if (k->type == T_TXMODE)
+			snprintf(def, sizeof(def), "io; rss: workers");
 		else if (k->type == T_STR)
 			snprintf(def, sizeof(def), "none");
 		else if (strcmp(k->key, "mirror_port") == 0)

@@ -92,11 +92,25 @@ struct mpe_conf {
 	uint32_t flow_timeout_ms;   /* idle flows expire after this; 0: never */
 	uint32_t flow_full_pass;    /* 1: a packet that finds the flow table full goes on */
 	uint16_t mirror_port;	    /* MPE_PORT_NONE, or where copies of mirror rules' hits go */
+	uint32_t tx_workers;	    /* 1: workers transmit on queues of their own (tx = workers) */
 	uint16_t nb_ports;
 	uint16_t nb_workers;
 	struct mpe_port_conf ports[MPE_MAX_PORTS];
 	struct mpe_worker_conf workers[MPE_MAX_WORKERS];
 };
+
+/* 1 when worker @id transmits on its own queue of every port (rss; tx = workers in a
+ * distributor; the last worker of a pipeline with tx = workers), 0 when it hands its packets
+ * to the I/O lcore over a ring. */
+static inline int
+mpe_config_worker_transmits(const struct mpe_conf *c, unsigned int id)
+{
+	if (c->shape == MPE_SHAPE_RSS)
+		return 1;
+	if (!c->tx_workers)
+		return 0;
+	return c->shape == MPE_SHAPE_DISTRIBUTOR || id + 1 == c->nb_workers;
+}
 
 /* Load and validate @path into @conf. Every problem is printed to @err as
  * "file:line: key: reason". Returns 0, or the negative number of errors. */

@@ -49,6 +49,10 @@ mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
 		}
 		add_drops(t, c);
 	}
+	/* workers that transmit themselves count what they sent */
+	for (i = 0; conf->shape != MPE_SHAPE_RSS && i < conf->nb_workers; i++)
+		if (mpe_config_worker_transmits(conf, i))
+			t->out += MPE_SHM_WORKER_CNT(shm, i)->tx;
 	if (conf->shape != MPE_SHAPE_RSS) {
 		for (i = 0; i < conf->nb_ports; i++) {
 			t->in += shm->io.port[i].rx;

@@ -76,7 +76,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	switch (conf->shape) {
 	case MPE_SHAPE_PIPELINE:
 		rc = lookup_ring(&w->in, id == 0 ? MPE_END_IO : (int)id - 1, (int)id, err, err_size);
-		if (rc == 0)
+		if (rc == 0 && !mpe_config_worker_transmits(conf, id))
 			rc = lookup_ring(&w->out, (int)id,
 					 id + 1 == conf->nb_workers ? MPE_END_IO : (int)id + 1, err,
 					 err_size);
@@ -85,18 +85,11 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		break;
 	case MPE_SHAPE_DISTRIBUTOR:
 		rc = lookup_ring(&w->in, MPE_END_IO, (int)id, err, err_size);
-		if (rc == 0)
+		if (rc == 0 && !mpe_config_worker_transmits(conf, id))
 			rc = lookup_ring(&w->out, (int)id, MPE_END_IO, err, err_size);
 		break;
 	default:
 		w->rss = 1;
-		w->queue = (uint16_t)id;
-		w->mirror = conf->mirror_port != MPE_PORT_NONE;
-		w->pool = rte_mempool_lookup(MPE_NAME_POOL);
-		if (w->mirror && w->pool == NULL) {
-			snprintf(err, err_size, "mempool %s not found", MPE_NAME_POOL);
-			return -ENOENT;
-		}
 		for (i = 0; i < conf->nb_ports; i++)
 			if (conf->ports[i].rx)
 				w->rx_ports[w->nb_rx_ports++] = (uint16_t)i;
@@ -105,6 +98,15 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	}
 	if (rc < 0)
 		return rc;
+	if (mpe_config_worker_transmits(conf, id)) {
+		w->queue = (uint16_t)id;
+		w->mirror = conf->mirror_port != MPE_PORT_NONE;
+		w->pool = rte_mempool_lookup(MPE_NAME_POOL);
+		if (w->mirror && w->pool == NULL) {
+			snprintf(err, err_size, "mempool %s not found", MPE_NAME_POOL);
+			return -ENOENT;
+		}
+	}
 
 	w->nb_stages = wc->nb_stages;
 	for (i = 0; i < wc->nb_stages; i++) {
@@ -250,6 +252,34 @@ keep_waiting(struct mpe_worker *w)
 	return w->backpressure && !should_stop(w) && !(w->next_down != NULL && *w->next_down);
 }
 
+static inline void send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n);
+static __rte_noinline void mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts,
+					uint16_t n);
+
+/* A worker that transmits itself (tx = workers): the survivors leave on its queues, as in the
+ * rss shape, and the hand's `done` says which have left. */
+static inline void
+transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
+{
+	struct mpe_worker_hand *h = &w->slot->hand;
+
+	h->kept = kept;
+	h->done = 0;
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_TX;
+	if (w->mirror)
+		mirror_ports(w, h->work, kept);
+	send_ports(w, h->work, kept);
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_FREE;
+	rte_compiler_barrier();
+	if (n > kept)
+		rte_pktmbuf_free_bulk(h->work + kept, n - kept); /* counted by run_stages */
+	h->cons_mark = w->in->cons.tail;
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_DEQ;
+}
+
 /* Ring shape: one burst from the input ring to the output ring, with the hand in shared
  * memory kept exact at every step (see enum mpe_hand_phase). */
 static inline uint16_t
@@ -275,6 +305,10 @@ burst_rings(struct mpe_worker *w)
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
 	kept = run_stages(w, h->work, n);
+	if (w->out == NULL) {
+		transmit_burst(w, n, kept);
+		return n;
+	}
 
 	h->kept = kept;
 	h->prod_mark = w->out->prod.tail;

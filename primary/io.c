@@ -113,16 +113,18 @@ io_init(struct io *io, struct mpe_primary *p)
 	for (i = 0; i < MPE_MAX_WORKERS; i++)
 		io->in_ctl[i] = &p->shm->workers[i].ctl;
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
-		io->nb_in = io->nb_out = 1;
+		io->nb_in = 1;
+		io->nb_out = !conf->tx_workers;
 		if (lookup(&io->in[0], MPE_END_IO, 0) < 0 ||
-		    lookup(&io->out[0], conf->nb_workers - 1, MPE_END_IO) < 0)
+		    (io->nb_out && lookup(&io->out[0], conf->nb_workers - 1, MPE_END_IO) < 0))
 			return -ENOENT;
 	} else {
 		io->distribute = 1;
-		io->nb_in = io->nb_out = conf->nb_workers;
+		io->nb_in = conf->nb_workers;
+		io->nb_out = conf->tx_workers ? 0 : conf->nb_workers;
 		for (i = 0; i < conf->nb_workers; i++)
 			if (lookup(&io->in[i], MPE_END_IO, (int)i) < 0 ||
-			    lookup(&io->out[i], (int)i, MPE_END_IO) < 0)
+			    (io->nb_out && lookup(&io->out[i], (int)i, MPE_END_IO) < 0))
 				return -ENOENT;
 		for (i = 0; i < RETA_SIZE; i++)
 			io->reta[i] = (uint8_t)(i % conf->nb_workers);

@@ -200,6 +200,8 @@ create_rings(struct mpe_primary *p)
 
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
 		for (i = 0; i <= conf->nb_workers; i++) {
+			if (i == conf->nb_workers && mpe_config_worker_transmits(conf, i - 1))
+				break; /* the last worker transmits itself */
 			ends[n][0] = i == 0 ? MPE_END_IO : (int)i - 1;
 			ends[n][1] = i == conf->nb_workers ? MPE_END_IO : (int)i;
 			n++;
@@ -207,7 +209,8 @@ create_rings(struct mpe_primary *p)
 	} else if (conf->shape == MPE_SHAPE_DISTRIBUTOR) {
 		for (i = 0; i < conf->nb_workers; i++) {
 			ends[n][0] = MPE_END_IO, ends[n][1] = (int)i, n++;
-			ends[n][0] = (int)i, ends[n][1] = MPE_END_IO, n++;
+			if (!mpe_config_worker_transmits(conf, i))
+				ends[n][0] = (int)i, ends[n][1] = MPE_END_IO, n++;
 		}
 	}
 	for (i = 0; i < n; i++) {

@@ -15,7 +15,8 @@
 #include "names.h"
 #include "primary.h"
 
-/* The worker's input and output rings (none in the rss shape). */
+/* The worker's input and output rings (none in the rss shape; no output ring when the
+ * worker transmits itself). */
 static int
 worker_rings(const struct mpe_conf *conf, unsigned int id, struct rte_ring **in,
 	     struct rte_ring **out)
@@ -31,8 +32,9 @@ worker_rings(const struct mpe_conf *conf, unsigned int id, struct rte_ring **in,
 	mpe_names_ring(name, sizeof(name), from, (int)id);
 	*in = rte_ring_lookup(name);
 	mpe_names_ring(name, sizeof(name), (int)id, to);
-	*out = rte_ring_lookup(name);
-	return *in != NULL && *out != NULL ? 0 : -ENOENT;
+	*out = mpe_config_worker_transmits(conf, id) ? NULL : rte_ring_lookup(name);
+	return *in != NULL && (*out != NULL || mpe_config_worker_transmits(conf, id)) ? 0 :
+									    -ENOENT;
 }
 
 /* A consumer that died between moving head and tail: its dequeue never happened. */
@@ -115,7 +117,14 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 		free_range(h->pkts, 0, RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST));
 		lost = h->n;
 		break;
+	case MPE_HAND_TX:
+	case MPE_HAND_DEV:
+		/* a worker that transmits itself died sending its burst */
+		lost = recover_ports(id, h);
+		break;
 	case MPE_HAND_ENQ:
+		if (out == NULL)
+			break;
 		rollback_prod(out);
 		sent = out->prod.tail - h->prod_mark;
 		if (sent > h->kept || h->n > MPE_MAX_BURST) {

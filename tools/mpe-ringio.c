@@ -29,7 +29,7 @@
 
 struct opts {
 	const char *in_port, *out_port, *in_file, *out_file;
-	uint64_t queues, timeout_ms, expect;
+	uint64_t queues, out_queues, timeout_ms, expect;
 };
 
 static volatile sig_atomic_t stop;
@@ -47,6 +47,7 @@ usage(void)
 	       "         --in-port NAME --inject FILE --out-port NAME --collect FILE\n"
 	       "         [--queues N] [--expect N] [--timeout MS]\n"
 	       "  --queues N    queues of each port (default 1)\n"
+	       "  --out-queues N  queues of the output port, when they differ (default: --queues)\n"
 	       "  --expect N    stop collecting after N packets (default: as many as injected)\n"
 	       "  --timeout MS  stop collecting after MS without a packet (default 2000)\n");
 }
@@ -59,11 +60,13 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"inject", required_argument, NULL, 'I'},  {"collect", required_argument, NULL, 'C'},
 		{"queues", required_argument, NULL, 'q'},  {"timeout", required_argument, NULL, 't'},
 		{"expect", required_argument, NULL, 'e'},  {"help", no_argument, NULL, 'h'},
+		{"out-queues", required_argument, NULL, 'Q'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
 	o->queues = 1;
+	o->out_queues = 0;
 	o->timeout_ms = 2000;
 	o->expect = UINT64_MAX;
 	optind = 1;
@@ -75,6 +78,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'C': o->out_file = optarg; break;
 		case 'q':
 			if (mpe_parse_uint(optarg, 1, RTE_MAX_QUEUES_PER_PORT, &o->queues) < 0)
+				goto bad;
+			break;
+		case 'Q':
+			if (mpe_parse_uint(optarg, 1, RTE_MAX_QUEUES_PER_PORT, &o->out_queues) < 0)
 				goto bad;
 			break;
 		case 't':
@@ -89,6 +96,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		default: return -EINVAL;
 		}
 	}
+	if (o->out_queues == 0)
+		o->out_queues = o->queues;
 	if (o->in_port == NULL || o->out_port == NULL || o->in_file == NULL ||
 	    o->out_file == NULL) {
 		fprintf(stderr, "mpe-ringio: --in-port, --out-port, --inject and --collect are "
@@ -171,7 +180,7 @@ main(int argc, char **argv)
 	if (pool == NULL)
 		rte_exit(EXIT_FAILURE, "no mempool %s: is the engine running?\n", MPE_NAME_POOL);
 	if (lookup_queues(o.in_port, (unsigned int)o.queues, in) < 0 ||
-	    lookup_queues(o.out_port, (unsigned int)o.queues, out) < 0)
+	    lookup_queues(o.out_port, (unsigned int)o.out_queues, out) < 0)
 		rte_exit(EXIT_FAILURE, "ports not found\n");
 	rd = pcap_open_offline(o.in_file, errbuf);
 	if (rd == NULL)
@@ -201,7 +210,7 @@ main(int argc, char **argv)
 				    (unsigned int)o.queues;
 				/* a full queue waits: the test wants every packet through */
 				while (rte_ring_sp_enqueue(in[q], m) != 0 && !stop)
-					collected += collect(out, (unsigned int)o.queues, d);
+					collected += collect(out, (unsigned int)o.out_queues, d);
 				injected++;
 			} else {
 				if (rc != PCAP_ERROR_BREAK)
@@ -212,7 +221,7 @@ main(int argc, char **argv)
 					o.expect = injected;
 			}
 		}
-		got = collect(out, (unsigned int)o.queues, d);
+		got = collect(out, (unsigned int)o.out_queues, d);
 		collected += got;
 		if (got > 0)
 			last = rte_get_timer_cycles();
