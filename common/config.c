@@ -603,11 +603,6 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 			if (pc->device[0] != '\0' && strcmp(pc->device, c->ports[j].device) == 0)
 				report(p, loc_line(p, sect, "device"), "device",
 				       "'%s' already used by port %u", pc->device, j);
-		if (c->shape != MPE_SHAPE_RSS && c->tx_workers &&
-		    mpe_config_device_primary_only(pc->device))
-			report(p, loc_line(p, "engine", "tx"), "tx",
-			       "workers: port %u's driver ('%s') does not work in secondary "
-			       "processes: let the I/O lcore transmit (tx = io)", i, pc->device);
 		if (c->shape == MPE_SHAPE_RSS) {
 			if (mpe_config_device_primary_only(pc->device))
 				report(p, loc_line(p, sect, "device"), "device",
@@ -643,6 +638,18 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 			report(p, loc_line(p, sect, "stages"), "stages",
 			       "shape %s runs identical workers: differs from worker 0",
 			       mpe_config_shape_name(c->shape));
+	}
+	/* tx = workers: every port something is sent to must work in the workers' processes */
+	for (i = 0; c->shape != MPE_SHAPE_RSS && c->tx_workers && i < c->nb_ports; i++) {
+		int sent_to = i == c->mirror_port;
+
+		for (j = 0; j < c->nb_ports; j++)
+			sent_to |= c->ports[j].rx && c->ports[j].peer == i;
+		if (sent_to && mpe_config_device_primary_only(c->ports[i].device))
+			report(p, loc_line(p, "engine", "tx"), "tx",
+			       "workers: port %u's driver ('%s') does not work in secondary "
+			       "processes: let the I/O lcore transmit (tx = io)", i,
+			       c->ports[i].device);
 	}
 	if (c->nb_workers > 0 && fwd == 0 && p->errors == 0)
 		report(p, 0, "stages", "no worker runs the 'fwd' stage: nothing would route "

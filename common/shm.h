@@ -124,6 +124,8 @@ struct mpe_worker_ctl {
 	volatile uint32_t stop; /* 1: leave the loop at the next burst boundary */
 	volatile uint32_t down; /* 1: not running now; producers must not wait for it */
 	volatile uint32_t dead; /* 1: down for good (restarts exhausted): send it nothing */
+	uint32_t yield_idle;	/* 1: its CPU is shared with another polling lcore: give the
+				 * CPU away (sched_yield) after a poll that found nothing */
 	uint32_t restarts;	/* respawns so far */
 	uint64_t last_recover_us; /* from death noticed to the new worker ready */
 	uint64_t lost;		  /* mbufs reclaimed from its hands when it died */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,6 +73,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	w->id = id;
 	w->burst = (uint16_t)conf->burst;
 	w->backpressure = (uint8_t)conf->backpressure;
+	w->yield_idle = (uint8_t)w->slot->ctl.yield_idle;
 
 	switch (conf->shape) {
 	case MPE_SHAPE_PIPELINE:
@@ -501,6 +503,8 @@ worker_loop(struct mpe_worker *w, const int rss)
 		n = rss ? burst_ports(w, &next_port) : burst_rings(w);
 		if (n > 0)
 			cnt->cycles += rte_rdtsc() - now;
+		else if (unlikely(w->yield_idle))
+			sched_yield(); /* a poller sharing the CPU has work, perhaps */
 		/* holds no rule set from here to the next burst */
 		rte_rcu_qsbr_quiescent(w->shm->qsbr, w->id);
 	}

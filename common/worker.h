@@ -21,6 +21,7 @@ struct mpe_worker {
 	uint16_t burst;
 	uint8_t backpressure;
 	uint8_t rss; /* 1: poll ports directly (shape rss), 0: rings */
+	uint8_t yield_idle; /* the CPU is shared with another poller: yield when idle */
 	struct rte_ring *in;
 	struct rte_ring *out;
 	uint16_t queue; /* rss: the queue this worker owns on every port */

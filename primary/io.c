@@ -4,6 +4,7 @@
  * into "io", and the only writer of shm->io.
  */
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -47,6 +48,7 @@ struct io {
 	struct tx_port tx[MPE_MAX_PORTS];
 	struct rte_mempool *pool; /* for mirror copies */
 	uint16_t mirror;	  /* conf.mirror_port, or MPE_PORT_NONE */
+	uint8_t yield_idle;	  /* shares its CPU with a worker: yield when idle */
 };
 
 static int
@@ -109,6 +111,7 @@ io_init(struct io *io, struct mpe_primary *p)
 	io->burst = (uint16_t)conf->burst;
 	io->backpressure = (uint8_t)conf->backpressure;
 	io->pool = p->pool;
+	io->yield_idle = (uint8_t)p->io_yield_idle;
 	io->mirror = conf->mirror_port;
 	for (i = 0; i < MPE_MAX_WORKERS; i++)
 		io->in_ctl[i] = &p->shm->workers[i].ctl;
@@ -194,7 +197,23 @@ flush_all_pending(struct io *io)
 	return left;
 }
 
-static inline void
+/* Drop mode: whether a packet received now has anywhere to go. When every worker's input
+ * ring is full, receiving could only free what was received: leave the packets in the device
+ * (whose queue drops what does not fit, counted by the device as missed) and let the loop
+ * go on to its transmit side, or give the CPU to a worker that shares it. A ring whose
+ * worker is down for good counts as room: what is bound for it is counted (worker_down). */
+static inline int
+rings_have_room(const struct io *io)
+{
+	unsigned int w;
+
+	for (w = 0; w < io->nb_in; w++)
+		if (rte_ring_free_count(io->in[w]) > 0 || io->in_ctl[w]->dead)
+			return 1;
+	return 0;
+}
+
+static inline uint16_t
 rx_burst(struct io *io, uint16_t idx, uint16_t q)
 {
 	struct rte_mbuf *pkts[MPE_MAX_BURST];
@@ -203,7 +222,7 @@ rx_burst(struct io *io, uint16_t idx, uint16_t q)
 
 	n = rte_eth_rx_burst(io->conf->ports[idx].port_id, q, pkts, io->burst);
 	if (n == 0)
-		return;
+		return 0;
 	mpe_meta_init_burst(pkts, n, io->meta_offset, idx);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -221,6 +240,7 @@ rx_burst(struct io *io, uint16_t idx, uint16_t q)
 	io->st->port[idx].rx += n;
 	io->st->port[idx].rx_bytes += bytes;
 	io->st->port[idx].bursts++;
+	return n;
 }
 
 /* A copy of @m for the mirror port, before @m itself leaves (the driver owns it then). */
@@ -305,16 +325,17 @@ mpe_io_main(void *arg)
 
 	while (!stopping(io)) {
 		uint64_t t0 = rte_rdtsc();
-		uint32_t left = flush_all_pending(io), moved;
+		uint32_t left = flush_all_pending(io), moved, got = 0;
 		unsigned int q;
 
-		if (left == 0 && io->shm->run_state == MPE_RUN_ACTIVE) {
+		if (left == 0 && io->shm->run_state == MPE_RUN_ACTIVE &&
+		    (io->backpressure || rings_have_room(io))) {
 			for (i = 0; i < conf->nb_ports; i++) {
 				if (!conf->ports[i].rx)
 					continue;
 				/* with backpressure, stop receiving at the first full ring */
 				for (q = 0; q < conf->ports[i].rx_queues && left == 0; q++) {
-					rx_burst(io, (uint16_t)i, (uint16_t)q);
+					got += rx_burst(io, (uint16_t)i, (uint16_t)q);
 					left = flush_all_pending(io);
 				}
 			}
@@ -329,6 +350,8 @@ mpe_io_main(void *arg)
 		if (moved > 0) {
 			io->st->io.rx += moved;
 			io->st->io.cycles += rte_rdtsc() - t0;
+		} else if (got == 0 && unlikely(io->yield_idle)) {
+			sched_yield(); /* a worker on this CPU may have packets to move */
 		}
 	}
 	/* Final: what the workers left in the output rings still goes out. */

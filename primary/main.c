@@ -266,6 +266,43 @@ create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
 	return create_rings(p);
 }
 
+/* Polling lcores that share a CPU (more lcores than CPUs, as on a small test host) would each
+ * spin through its time slice while the other one has the packets: such lcores give the CPU
+ * away after a poll that found nothing. Lcores on CPUs of their own never make that call. */
+static void
+mark_shared_cpus(struct mpe_primary *p)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	cpu_set_t io_cpus, both;
+	unsigned int i, j;
+	int io = conf->shape != MPE_SHAPE_RSS;
+
+	CPU_ZERO(&io_cpus);
+	if (io)
+		io_cpus = rte_lcore_cpuset(conf->io_lcore);
+	for (i = 0; i < conf->nb_workers; i++) {
+		int shared = 0;
+
+		CPU_AND(&both, &p->cpus[i], &io_cpus);
+		shared = io && CPU_COUNT(&both) > 0;
+		for (j = 0; j < conf->nb_workers && !shared; j++) {
+			CPU_AND(&both, &p->cpus[i], &p->cpus[j]);
+			shared = j != i && CPU_COUNT(&both) > 0;
+		}
+		p->shm->workers[i].ctl.yield_idle = (uint32_t)shared;
+		CPU_AND(&both, &p->cpus[i], &io_cpus);
+		if (io && CPU_COUNT(&both) > 0)
+			p->io_yield_idle = 1;
+		if (shared)
+			MPE_LOG(NOTICE, engine, "worker %u: lcore %u shares its CPU with another "
+				"polling lcore: it yields the CPU when a poll finds nothing", i,
+				conf->workers[i].lcore);
+	}
+	if (p->io_yield_idle)
+		MPE_LOG(NOTICE, engine, "I/O lcore %u shares its CPU with a worker: it yields the "
+			"CPU when a loop moves nothing", conf->io_lcore);
+}
+
 /* NIC-bound hosts isolate the CPUs their polling lcores run on; say so when they do not. */
 static void
 warn_not_isolated(const struct mpe_primary *p)
@@ -604,6 +641,7 @@ main(int argc, char **argv)
 		rc = mpe_launch_check(p);
 	if (rc == 0) {
 		warn_not_isolated(p);
+		mark_shared_cpus(p);
 		started = 1;
 		for (w = 0; rc == 0 && w < conf->nb_workers; w++)
 			rc = mpe_launch_start(p, w);

@@ -22,6 +22,7 @@ struct mpe_primary {
 	int ring_consumer[2 * MPE_MAX_WORKERS]; /* worker id, or MPE_END_IO */
 	unsigned int nb_rings;
 	int ports_started;
+	int io_yield_idle; /* the I/O lcore shares its CPU with a worker */
 	int pdump; /* rte_pdump_init() done: dpdk-dumpcap may capture */
 	int io_launched;
 

@@ -20,10 +20,10 @@ cfg=$TMP/engine.ini
 } > "$cfg"
 "$PCAPGEN" -o "$TMP/in.pcap" -n "$PACKETS" -f "$FLOWS" --bidir --seed 13 > /dev/null
 
-sed "s/net_ring0/net_pcap0/" "$cfg" > "$TMP/pcap.ini"
-check "--check refuses tx = workers with a port only the primary can drive" \
+sed "s/net_ring1/net_pcap1/" "$cfg" > "$TMP/pcap.ini"
+check "--check refuses tx = workers when a port sent to is one only the primary can drive" \
 	cond '! "$PRIMARY" --check -c "$TMP/pcap.ini" 2> "$TMP/chk" &&
-	      grep -q "tx: workers: port 0.s driver (.net_pcap0.) does not work in secondary" "$TMP/chk"'
+	      grep -q "tx: workers: port 1.s driver (.net_pcap1.) does not work in secondary" "$TMP/chk"'
 
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_ring0 --vdev net_ring1 -- -c "$cfg"
