@@ -641,11 +641,8 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 	}
 	/* tx = workers: every port something is sent to must work in the workers' processes */
 	for (i = 0; c->shape != MPE_SHAPE_RSS && c->tx_workers && i < c->nb_ports; i++) {
-		int sent_to = i == c->mirror_port;
-
-		for (j = 0; j < c->nb_ports; j++)
-			sent_to |= c->ports[j].rx && c->ports[j].peer == i;
-		if (sent_to && mpe_config_device_primary_only(c->ports[i].device))
+		if (mpe_config_port_sent_to(c, i) &&
+		    mpe_config_device_primary_only(c->ports[i].device))
 			report(p, loc_line(p, "engine", "tx"), "tx",
 			       "workers: port %u's driver ('%s') does not work in secondary "
 			       "processes: let the I/O lcore transmit (tx = io)", i,

@@ -112,6 +112,31 @@ mpe_config_worker_transmits(const struct mpe_conf *c, unsigned int id)
 	return c->shape == MPE_SHAPE_DISTRIBUTOR || id + 1 == c->nb_workers;
 }
 
+/* 1 when the engine sends packets out of port @i: some receiving port has it as peer, or it
+ * is the mirror port. */
+static inline int
+mpe_config_port_sent_to(const struct mpe_conf *c, unsigned int i)
+{
+	unsigned int j;
+
+	if (i == c->mirror_port)
+		return 1;
+	for (j = 0; j < c->nb_ports; j++)
+		if (c->ports[j].rx && c->ports[j].peer == i)
+			return 1;
+	return 0;
+}
+
+/* Transmit queues of port @i: one per worker where workers transmit to it, else the I/O
+ * lcore's one. */
+static inline uint16_t
+mpe_config_port_txq(const struct mpe_conf *c, unsigned int i)
+{
+	if (c->shape == MPE_SHAPE_RSS || (c->tx_workers && mpe_config_port_sent_to(c, i)))
+		return c->nb_workers;
+	return 1;
+}
+
 /* Load and validate @path into @conf. Every problem is printed to @err as
  * "file:line: key: reason". Returns 0, or the negative number of errors. */
 int mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err);

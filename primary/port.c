@@ -30,8 +30,7 @@ port_init(struct mpe_primary *p, unsigned int idx)
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;
 	uint16_t pid, nb_rxd = (uint16_t)conf->rx_desc, nb_txd = (uint16_t)conf->tx_desc, q;
-	/* one transmit queue per worker when workers transmit, else the I/O lcore's one */
-	uint16_t nb_txq = conf->shape == MPE_SHAPE_RSS || conf->tx_workers ? conf->nb_workers : 1;
+	uint16_t nb_txq = mpe_config_port_txq(conf, idx);
 	int rc;
 
 	if (rte_eth_dev_get_port_by_name(pc->device, &pid) != 0) {
