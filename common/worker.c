@@ -258,8 +258,8 @@ static inline void send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint
 static __rte_noinline void mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts,
 					uint16_t n);
 
-/* A worker that transmits itself (tx = workers): the survivors leave on its queues, as in the
- * rss shape, and the hand's `done` says which have left. */
+/* A worker that transmits itself (rss; tx = workers): the survivors of work[0..n) leave on
+ * its queues, the hand's `done` saying which have left; then the dropped are freed. */
 static inline void
 transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 {
@@ -277,9 +277,6 @@ transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	rte_compiler_barrier();
 	if (n > kept)
 		rte_pktmbuf_free_bulk(h->work + kept, n - kept); /* counted by run_stages */
-	h->cons_mark = w->in->cons.tail;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_DEQ;
 }
 
 /* Ring shape: one burst from the input ring to the output ring, with the hand in shared
@@ -309,6 +306,9 @@ burst_rings(struct mpe_worker *w)
 	kept = run_stages(w, h->work, n);
 	if (w->out == NULL) {
 		transmit_burst(w, n, kept);
+		h->cons_mark = w->in->cons.tail;
+		rte_compiler_barrier();
+		h->phase = MPE_HAND_DEQ;
 		return n;
 	}
 
@@ -462,17 +462,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	rte_compiler_barrier();
 	memcpy(h->work, h->pkts, n * sizeof(h->work[0]));
 	kept = run_stages(w, h->work, n);
-	h->kept = kept;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_TX;
-	if (w->mirror)
-		mirror_ports(w, h->work, kept);
-	send_ports(w, h->work, kept);
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_FREE;
-	rte_compiler_barrier();
-	if (n > kept)
-		rte_pktmbuf_free_bulk(h->work + kept, n - kept);
+	transmit_burst(w, n, kept);
 	return n;
 }
 

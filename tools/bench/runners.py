@@ -162,6 +162,18 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
 
 # ---------------------------------------------------------------- references
 
+def _measure_reference(g, source, roles, warmup, duration):
+    """The sink rate of a running reference, the resident memory of its @roles
+    ([(name, pid)]), then stop it."""
+    tel = Telemetry(g.prefix)
+    try:
+        res, _, _ = measure(g, tel, sink_ports(source), warmup, duration)
+        res["memory"], res["rss_kib"] = memory(roles)
+    finally:
+        tel.close()
+    g.stop(10)
+    return res
+
 def run_testpmd(mode, cores, source, inputs, workdir, warmup, duration):
     g = Group(workdir, "testpmd %s, %d cores" % (mode, cores))
     try:
@@ -174,14 +186,7 @@ def run_testpmd(mode, cores, source, inputs, workdir, warmup, duration):
         # without -i it forwards until stdin gives it a line: a pipe never written to
         p = g.start("testpmd", argv, stdin=subprocess.PIPE)
         g.wait_log(p, "Press enter to exit", 60)
-        tel = Telemetry(g.prefix)
-        try:
-            res, _, _ = measure(g, tel, sink_ports(source), warmup, duration)
-            res["memory"], res["rss_kib"] = memory([("testpmd", p.pid)])
-        finally:
-            tel.close()
-        g.stop(10)
-        return res
+        return _measure_reference(g, source, [("testpmd", p.pid)], warmup, duration)
     finally:
         g.close()
 
@@ -202,14 +207,7 @@ def run_symmetric_mp(ex, nprocs, inputs, workdir, warmup, duration):
             p = g.start("proc%d" % k, argv)
             g.wait_log(p, "using queue", 60)
             procs.append(("proc %d" % k, p.pid))
-        tel = Telemetry(g.prefix)
-        try:
-            res, _, _ = measure(g, tel, sink_ports("null"), warmup, duration)
-            res["memory"], res["rss_kib"] = memory(procs)
-        finally:
-            tel.close()
-        g.stop(10)
-        return res
+        return _measure_reference(g, "null", procs, warmup, duration)
     finally:
         g.close()
 
@@ -230,14 +228,7 @@ def run_client_server_mp(ex, nclients, inputs, workdir, warmup, duration):
             p = g.start("client%d" % c, argv)
             g.wait_log(p, "Finished Process Init", 60)
             roles.append(("client %d" % c, p.pid))
-        tel = Telemetry(g.prefix)
-        try:
-            res, _, _ = measure(g, tel, sink_ports("null"), warmup, duration)
-            res["memory"], res["rss_kib"] = memory(roles)
-        finally:
-            tel.close()
-        g.stop(10)
-        return res
+        return _measure_reference(g, "null", roles, warmup, duration)
     finally:
         g.close()
 
@@ -253,14 +244,7 @@ def run_l3fwd_acl(ex, inputs, workdir, warmup, duration):
                  "--rule_ipv6=%s" % inputs["l3fwd_rules6"], "--parse-ptype"]
         p = g.start("l3fwd", argv)
         g.wait_log(p, "entering main loop on lcore", 60)
-        tel = Telemetry(g.prefix)
-        try:
-            res, _, _ = measure(g, tel, sink_ports("pcap"), warmup, duration)
-            res["memory"], res["rss_kib"] = memory([("l3fwd", p.pid)])
-        finally:
-            tel.close()
-        g.stop(10)
-        return res
+        return _measure_reference(g, "pcap", [("l3fwd", p.pid)], warmup, duration)
     finally:
         g.close()
 
