@@ -229,7 +229,7 @@ flow_init(struct mpe_flow *f, const struct mpe_flow_key *canon, uint32_t hash, u
 static inline uint32_t
 update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const uint32_t lens[],
 	     const uint8_t tcp_flags[], uint32_t n, uint64_t now, struct mpe_flow *out[],
-	     uint8_t dirs[])
+	     uint8_t dirs[], const uint32_t hashes[])
 {
 	struct mpe_flow_key canon[BULK];
 	const void *kp[BULK];
@@ -242,7 +242,7 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 	for (i = 0; i < n; i++) {
 		mpe_flow_key_canon(keys[i], &canon[i]);
 		rev[i] = wire_reversed(keys[i], &canon[i]);
-		sig[i] = mpe_flow_hash(&canon[i]);
+		sig[i] = hashes != NULL ? hashes[i] : mpe_flow_hash(&canon[i]);
 		kp[i] = &canon[i];
 	}
 	if (rte_hash_lookup_with_hash_bulk(t->hash, kp, sig, n, pos) < 0) {
@@ -302,13 +302,14 @@ mpe_flow_update_burst(struct mpe_flow_table *t, const struct mpe_flow_key *keys[
 		      const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n, uint64_t now,
 		      struct mpe_flow *out[])
 {
-	return mpe_flow_update_burst_dir(t, keys, lens, tcp_flags, n, now, out, NULL);
+	return mpe_flow_update_burst_dir(t, keys, lens, tcp_flags, n, now, out, NULL, NULL);
 }
 
 int
 mpe_flow_update_burst_dir(struct mpe_flow_table *t, const struct mpe_flow_key *keys[],
 			  const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n,
-			  uint64_t now, struct mpe_flow *out[], uint8_t dirs[])
+			  uint64_t now, struct mpe_flow *out[], uint8_t dirs[],
+			  const uint32_t hashes[])
 {
 	uint32_t done = 0, found = 0, c;
 
@@ -318,7 +319,8 @@ mpe_flow_update_burst_dir(struct mpe_flow_table *t, const struct mpe_flow_key *k
 		c = RTE_MIN((uint32_t)n - done, (uint32_t)BULK);
 		found += update_chunk(t, keys + done, lens + done,
 				      tcp_flags != NULL ? tcp_flags + done : NULL, c, now,
-				      out + done, dirs != NULL ? dirs + done : NULL);
+				      out + done, dirs != NULL ? dirs + done : NULL,
+				      hashes != NULL ? hashes + done : NULL);
 		done += c;
 	}
 	return (int)found;

@@ -127,10 +127,12 @@ int mpe_flow_update_burst(struct mpe_flow_table *t, const struct mpe_flow_key *k
 			  uint64_t now, struct mpe_flow *out[]);
 
 /* The same, and @dirs[i] (if not NULL) = the enum mpe_flow_dir of packet i in its flow
- * (left unset where @out[i] is NULL). */
+ * (left unset where @out[i] is NULL). @hashes (if not NULL) holds mpe_flow_hash(keys[i]),
+ * already computed by the caller (the parse stage's flow hash): it must be exactly that. */
 int mpe_flow_update_burst_dir(struct mpe_flow_table *t, const struct mpe_flow_key *keys[],
 			      const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n,
-			      uint64_t now, struct mpe_flow *out[], uint8_t dirs[]);
+			      uint64_t now, struct mpe_flow *out[], uint8_t dirs[],
+			      const uint32_t hashes[]);
 
 /* Owner only: visit the next min(@budget, capacity) slots after the cursor and remove the
  * flows idle for more than the table's timeout at @now. Returns how many were removed. */

@@ -7,7 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <rte_jhash.h>
+#include <rte_hash_crc.h>
 
 #include "pkt.h"
 
@@ -134,7 +134,7 @@ mpe_flow_hash(const struct mpe_flow_key *key)
 	struct mpe_flow_key c;
 
 	mpe_flow_key_canon(key, &c);
-	return rte_jhash(&c, sizeof(c), 0x6d5a6d5a);
+	return rte_hash_crc(&c, sizeof(c), 0x6d5a6d5a);
 }
 
 uint32_t

@@ -144,7 +144,7 @@ partition(struct rte_mbuf **pkts, uint16_t n, const uint8_t *drop)
 }
 
 /* Slots of the flow table visited for expiry per burst. */
-#define FLOW_EXPIRE_BUDGET 64
+#define FLOW_EXPIRE_BUDGET 8
 
 static struct mpe_flow_table *
 worker_flow_table(unsigned int worker)
@@ -178,25 +178,27 @@ flow_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	struct mpe_flow_table *t = ctx->priv;
 	const struct mpe_flow_key *keys[MPE_MAX_BURST];
 	struct mpe_flow *out[MPE_MAX_BURST];
-	uint32_t lens[MPE_MAX_BURST];
+	uint32_t lens[MPE_MAX_BURST], hashes[MPE_MAX_BURST];
 	uint8_t flags[MPE_MAX_BURST], drop[MPE_MAX_BURST], dirs[MPE_MAX_BURST];
 	uint16_t idx[MPE_MAX_BURST], i, m = 0, full = 0;
 	uint64_t now = rte_rdtsc();
 
 	for (i = 0; i < n; i++) {
 		struct mpe_pkt_priv *pp = mpe_pkt_priv(pkts[i]);
+		const struct mpe_meta *meta = mpe_meta(pkts[i], ctx->meta_offset);
 
 		drop[i] = 0;
 		pp->flow = NULL;
-		if (!(mpe_meta(pkts[i], ctx->meta_offset)->flags & MPE_META_PARSED) ||
-		    pp->key.family == MPE_FLOW_L2)
+		if (!(meta->flags & MPE_META_PARSED) || pp->key.family == MPE_FLOW_L2)
 			continue;
+		hashes[m] = meta->flow_hash; /* parse: mpe_flow_hash() of this very key */
 		keys[m] = &pp->key;
 		lens[m] = rte_pktmbuf_pkt_len(pkts[i]);
 		flags[m] = pp->tcp_flags;
 		idx[m++] = i;
 	}
-	if (m > 0 && mpe_flow_update_burst_dir(t, keys, lens, flags, m, now, out, dirs) != m) {
+	if (m > 0 &&
+	    mpe_flow_update_burst_dir(t, keys, lens, flags, m, now, out, dirs, hashes) != m) {
 		for (i = 0; i < m; i++)
 			if (out[i] == NULL) {
 				full++;
