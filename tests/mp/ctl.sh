@@ -15,7 +15,6 @@ unset RUNTIME_DIRECTORY # the engine's runtime files in /var/run/dpdk, where lib
 HERE=$(cd "$(dirname "$0")" && pwd)
 CTL=$BUILD/tools/mpe-ctl
 [ -x "$CTL" ] || CTL=$HERE/../../tools/mpe-ctl
-CLIENT=$HERE/tel_client.py
 FAKE=$HERE/tel_fake.py
 # Debian's interpreter: it has python3-prometheus-client (another python3 may come first)
 PY=/usr/bin/python3
@@ -58,13 +57,6 @@ except Exception as e:
     ok = False
 sys.exit(0 if ok else 1)
 EOF
-}
-jget() {
-	"$PY" -c 'import json, sys
-try:
-    v = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))
-except Exception:
-    pass' "$1" "$2"
 }
 # col FILE KEY: the value column of a "key  value" line of a human table
 col() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ +/, ""); print; exit }' "$1"; }

@@ -8,7 +8,6 @@
 #     shows that worker's heartbeat standing still while the other's moves.
 . "$(dirname "$0")/lib.sh"
 
-CLIENT=$(cd "$(dirname "$0")" && pwd)/tel_client.py
 RUNDIR=/var/run/dpdk/$PREFIX
 MBUFS=16383
 

@@ -15,9 +15,7 @@ WORKERS=$2
 PACKETS=${MPE_TEST_PACKETS:-6000}
 FLOWS=200
 BAD=40 # malformed frames: 10 of each kind mpe-pcapgen makes
-CLIENT=$(cd "$(dirname "$0")" && pwd)/tel_client.py
 tel() { python3 "$CLIENT" "$PREFIX" "$1"; }
-jq_py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 # Rules, highest priority first. mpe-pcapgen puts one end of each IPv4 flow in 10.0.0.0/9
 # and the other in 10.128.0.0/9, IPv6 ends in fd00:0:0:1::/64 and fd00:0:0:2::/64.

@@ -175,3 +175,18 @@ pcap_count() {
 total() {
 	sed -n "s/^total:.* $1 \([0-9-]*\).*/\1/p" "$2" | tail -1
 }
+
+# The tests' telemetry client (tel_client.py PREFIX COMMAND), and JSON helpers for checks.
+CLIENT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tel_client.py
+
+# jget FILE EXPR: prints EXPR evaluated with v = the JSON value in FILE (nothing on error)
+jget() {
+	python3 -c 'import json, sys
+try:
+    v = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))
+except Exception:
+    pass' "$1" "$2"
+}
+
+# jq_py EXPR: prints EXPR evaluated with d = the JSON value on standard input
+jq_py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }

@@ -7,9 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 RELOADS=${MPE_TEST_RELOADS:-100}
-CLIENT=$(cd "$(dirname "$0")" && pwd)/tel_client.py
 tel() { python3 "$CLIENT" "$PREFIX" "$1"; }
-jq_py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 cat > "$TMP/a.rules" << 'EOF'
 @0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 6/0xff count 10

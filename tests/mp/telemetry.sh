@@ -8,7 +8,6 @@
 #   - the client fails clearly where no engine runs.
 . "$(dirname "$0")/lib.sh"
 
-CLIENT=$(cd "$(dirname "$0")" && pwd)/tel_client.py
 DROPS='["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutdown", "worker_died",
 	"worker_down"]'
 RING_SIZE=1024
@@ -67,14 +66,6 @@ sys.exit(0 if ok else 1)
 EOF
 }
 
-# jget FILE EXPR: prints the value of EXPR for v, the JSON value in FILE (empty on error)
-jget() {
-	python3 -c 'import json, sys
-try:
-    v = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))
-except Exception:
-    pass' "$1" "$2"
-}
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
