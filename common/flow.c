@@ -11,6 +11,7 @@
 #include <rte_errno.h>
 #include <rte_hash.h>
 #include <rte_memzone.h>
+#include <rte_prefetch.h>
 
 #include "flow.h"
 #include "log.h"
@@ -19,6 +20,20 @@ RTE_LOG_REGISTER(mpe_logtype_flow, mpe.flow, INFO);
 
 #define MZ_PREFIX "FT_"
 #define BULK      RTE_HASH_LOOKUP_BULK_MAX
+
+/* What the rte_hash holds: the canonical key padded with zeros to 48 bytes, a length that
+ * rte_hash compares with vector instructions (at 40 bytes each compare calls memcmp). */
+struct flow_hkey {
+	struct mpe_flow_key k;
+	uint8_t zero[48 - sizeof(struct mpe_flow_key)];
+};
+
+static inline void
+hkey_set(struct flow_hkey *hk, const struct mpe_flow_key *canon)
+{
+	hk->k = *canon;
+	memset(hk->zero, 0, sizeof(hk->zero));
+}
 
 static int
 mz_name(char *buf, size_t size, const char *name)
@@ -82,7 +97,7 @@ mpe_flow_table_create(const char *name, uint32_t capacity, uint64_t idle_timeout
 	memset(&hp, 0, sizeof(hp));
 	hp.name = name;
 	hp.entries = capacity;
-	hp.key_len = sizeof(struct mpe_flow_key);
+	hp.key_len = sizeof(struct flow_hkey);
 	hp.socket_id = socket;
 	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
 	h = rte_hash_create(&hp);
@@ -188,20 +203,12 @@ mpe_flow_table_free(struct mpe_flow_table *t)
 	rte_memzone_free(mz);
 }
 
-/* 1 when the wire key runs from the canonical key's dst to its src. */
-static inline uint8_t
-wire_reversed(const struct mpe_flow_key *wire, const struct mpe_flow_key *canon)
-{
-	return wire->sport != canon->sport || memcmp(wire->src, canon->src, sizeof(wire->src)) != 0;
-}
-
 enum mpe_flow_dir
 mpe_flow_dir(const struct mpe_flow *f, const struct mpe_flow_key *key)
 {
 	struct mpe_flow_key c;
 
-	mpe_flow_key_canon(key, &c);
-	return (enum mpe_flow_dir)(wire_reversed(key, &c) ^ f->fwd_from_dst);
+	return (enum mpe_flow_dir)(mpe_flow_key_canon(key, &c) ^ f->fwd_from_dst);
 }
 
 static inline void
@@ -231,7 +238,7 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 	     const uint8_t tcp_flags[], uint32_t n, uint64_t now, struct mpe_flow *out[],
 	     uint8_t dirs[], const uint32_t hashes[])
 {
-	struct mpe_flow_key canon[BULK];
+	struct flow_hkey canon[BULK];
 	const void *kp[BULK];
 	hash_sig_t sig[BULK];
 	int32_t pos[BULK];
@@ -240,15 +247,18 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 	int changing = 0;
 
 	for (i = 0; i < n; i++) {
-		mpe_flow_key_canon(keys[i], &canon[i]);
-		rev[i] = wire_reversed(keys[i], &canon[i]);
-		sig[i] = hashes != NULL ? hashes[i] : mpe_flow_hash(&canon[i]);
+		memset(canon[i].zero, 0, sizeof(canon[i].zero));
+		rev[i] = (uint8_t)mpe_flow_key_canon(keys[i], &canon[i].k);
+		sig[i] = hashes != NULL ? hashes[i] : mpe_flow_hash_canon(&canon[i].k);
 		kp[i] = &canon[i];
 	}
 	if (rte_hash_lookup_with_hash_bulk(t->hash, kp, sig, n, pos) < 0) {
 		for (i = 0; i < n; i++)
 			pos[i] = -ENOENT;
 	}
+	for (i = 0; i < n; i++)
+		if (pos[i] >= 0 && (uint32_t)pos[i] < t->capacity)
+			rte_prefetch0(&t->flows[pos[i]]);
 
 	for (i = 0; i < n; i++) {
 		struct mpe_flow *f;
@@ -269,7 +279,7 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 			}
 			f = &t->flows[p];
 			if (f->state != MPE_FLOW_ACTIVE) {
-				flow_init(f, &canon[i], sig[i], rev[i], now);
+				flow_init(f, &canon[i].k, sig[i], rev[i], now);
 				inserted++;
 			}
 		} else {
@@ -351,7 +361,10 @@ mpe_flow_expire(struct mpe_flow_table *t, uint64_t now, uint32_t budget)
 				t->busy = 1;
 				rte_compiler_barrier();
 			}
-			(void)rte_hash_del_key_with_hash(t->hash, &f->key, f->hash);
+			struct flow_hkey hk;
+
+			hkey_set(&hk, &f->key);
+			(void)rte_hash_del_key_with_hash(t->hash, &hk, f->hash);
 			__atomic_store_n(&f->state, MPE_FLOW_FREE, __ATOMIC_RELEASE);
 			expired++;
 		}
@@ -372,13 +385,14 @@ mpe_flow_expire(struct mpe_flow_table *t, uint64_t now, uint32_t budget)
 struct mpe_flow *
 mpe_flow_find(const struct mpe_flow_table *t, const struct mpe_flow_key *key)
 {
-	struct mpe_flow_key c;
+	struct flow_hkey hk;
 	int32_t p;
 
 	if (t == NULL || key == NULL)
 		return NULL;
-	mpe_flow_key_canon(key, &c);
-	p = rte_hash_lookup_with_hash(t->hash, &c, mpe_flow_hash(&c));
+	memset(&hk, 0, sizeof(hk));
+	mpe_flow_key_canon(key, &hk.k);
+	p = rte_hash_lookup_with_hash(t->hash, &hk, mpe_flow_hash_canon(&hk.k));
 	if (p < 0 || (uint32_t)p >= t->capacity)
 		return NULL;
 	return (struct mpe_flow *)(uintptr_t)&t->flows[p];

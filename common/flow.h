@@ -33,7 +33,7 @@
 #define MPE_FLOW_CAPACITY_MAX (1u << 24)
 
 #define MPE_FLOW_TABLE_MAGIC   0x4d5045464c4f5754ULL /* "MPEFLOWT" */
-#define MPE_FLOW_TABLE_VERSION 2
+#define MPE_FLOW_TABLE_VERSION 3
 
 /* Directions of a flow: forward is the direction of its first packet. */
 enum mpe_flow_dir {
@@ -48,20 +48,22 @@ enum mpe_flow_state {
 
 /* One flow. Written by the owning worker only; plain data, no pointers. */
 struct mpe_flow {
-	struct mpe_flow_key key; /* canonical: lower endpoint in src */
-	uint8_t state;           /* enum mpe_flow_state; set last when a flow is born */
-	uint8_t fwd_from_dst;    /* 1: the first packet went from key.dst to key.src */
-	uint8_t tcp_flags[2];    /* OR of TCP flags seen, per enum mpe_flow_dir */
-	uint32_t hash;           /* mpe_flow_hash(key): what the hash table was given */
-	uint64_t pkts[2];        /* per enum mpe_flow_dir */
+	/* first line: what every packet of the flow reads or writes */
+	uint8_t state;        /* enum mpe_flow_state; set last when a flow is born */
+	uint8_t fwd_from_dst; /* 1: the first packet went from key.dst to key.src */
+	uint8_t tcp_flags[2]; /* OR of TCP flags seen, per enum mpe_flow_dir */
+	uint32_t hash;        /* mpe_flow_hash(key): what the hash table was given */
+	uint64_t pkts[2];     /* per enum mpe_flow_dir */
 	uint64_t bytes[2];
-	uint64_t first_seen; /* TSC of the first and the last packet */
-	uint64_t last_seen;
+	uint64_t last_seen; /* TSC of the last packet */
 	/* Verdict cache of the acl stage on the same worker: acl_rule[dir] is the classify
 	 * result + 1 (0: not known) under rule set generation acl_gen (0: none). */
 	uint32_t acl_gen;
 	uint32_t acl_rule[2];
-};
+	/* second line: written when the flow is born, read by expiry and reports */
+	uint64_t first_seen __rte_cache_aligned; /* TSC of the first packet */
+	struct mpe_flow_key key; /* canonical: lower endpoint in src */
+} __rte_cache_aligned;
 
 /* Counters of one table: the owning worker is the only writer. */
 struct mpe_flow_stats {

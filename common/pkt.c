@@ -106,26 +106,10 @@ mpe_pkt_flow_key(const void *frame, uint32_t len, struct mpe_flow_key *key)
 	return 0;
 }
 
-static int
-endpoint_cmp(const uint8_t *a, uint16_t ap, const uint8_t *b, uint16_t bp)
+uint32_t
+mpe_flow_hash_canon(const struct mpe_flow_key *canon)
 {
-	int c = memcmp(a, b, 16);
-
-	if (c != 0)
-		return c;
-	return (int)ntohs(ap) - (int)ntohs(bp);
-}
-
-void
-mpe_flow_key_canon(const struct mpe_flow_key *key, struct mpe_flow_key *canon)
-{
-	*canon = *key;
-	if (endpoint_cmp(key->src, key->sport, key->dst, key->dport) > 0) {
-		memcpy(canon->src, key->dst, 16);
-		memcpy(canon->dst, key->src, 16);
-		canon->sport = key->dport;
-		canon->dport = key->sport;
-	}
+	return rte_hash_crc(canon, sizeof(*canon), 0x6d5a6d5a);
 }
 
 uint32_t
@@ -134,7 +118,7 @@ mpe_flow_hash(const struct mpe_flow_key *key)
 	struct mpe_flow_key c;
 
 	mpe_flow_key_canon(key, &c);
-	return rte_hash_crc(&c, sizeof(c), 0x6d5a6d5a);
+	return mpe_flow_hash_canon(&c);
 }
 
 uint32_t

@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
 
 #define MPE_ETHER_TYPE_IPV4 0x0800
 #define MPE_ETHER_TYPE_IPV6 0x86dd
@@ -41,8 +44,45 @@ struct mpe_flow_key {
  */
 int mpe_pkt_flow_key(const void *frame, uint32_t len, struct mpe_flow_key *key);
 
-/* Canonical form: the endpoint that compares lower goes first. Both directions map to one. */
-void mpe_flow_key_canon(const struct mpe_flow_key *key, struct mpe_flow_key *canon);
+/* Address bytes 8 at a time, as a number that orders like the bytes do (memcmp order). */
+static inline uint64_t
+mpe_pkt_be64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return rte_be_to_cpu_64(v);
+}
+
+/* Canonical form: the endpoint (address, then port) that compares lower goes first, so
+ * both directions map to one. Returns 1 when @key's endpoints were swapped, i.e. the
+ * packet runs from the canonical key's dst to its src; 0 otherwise. Inline and without
+ * memcmp: every inspected packet comes here. */
+static inline int
+mpe_flow_key_canon(const struct mpe_flow_key *key, struct mpe_flow_key *canon)
+{
+	uint64_t s0 = mpe_pkt_be64(key->src), d0 = mpe_pkt_be64(key->dst);
+	uint64_t s1 = mpe_pkt_be64(key->src + 8), d1 = mpe_pkt_be64(key->dst + 8);
+	int swap;
+
+	if (s0 != d0)
+		swap = s0 > d0;
+	else if (s1 != d1)
+		swap = s1 > d1;
+	else
+		swap = rte_be_to_cpu_16(key->sport) > rte_be_to_cpu_16(key->dport);
+	*canon = *key;
+	if (swap) {
+		memcpy(canon->src, key->dst, sizeof(canon->src));
+		memcpy(canon->dst, key->src, sizeof(canon->dst));
+		canon->sport = key->dport;
+		canon->dport = key->sport;
+	}
+	return swap;
+}
+
+/* 32-bit hash of a key already in canonical form. */
+uint32_t mpe_flow_hash_canon(const struct mpe_flow_key *canon);
 
 /* 32-bit hash of the canonical key: equal for both directions of a flow. */
 uint32_t mpe_flow_hash(const struct mpe_flow_key *key);
