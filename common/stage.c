@@ -15,6 +15,7 @@
 #include <rte_errno.h>
 #include <rte_ether.h>
 #include <rte_pause.h>
+#include <rte_prefetch.h>
 #include <rte_mbuf.h>
 
 #include "decode.h"
@@ -32,8 +33,11 @@ flowhash_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		mpe_meta(m, ctx->meta_offset)->flow_hash =
+		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
+
+		meta->flow_hash =
 			mpe_pkt_flow_hash(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m));
+		meta->flags |= MPE_META_HASHED;
 	}
 	return n;
 }
@@ -78,6 +82,16 @@ burn_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/* The lines parse reads and writes: in the ring shapes another core wrote them last, and
+ * each first touch would be a miss of its own. */
+static inline void
+prefetch_packet(struct rte_mbuf *m)
+{
+	rte_prefetch0(rte_pktmbuf_mtod(m, const void *));
+	rte_prefetch0(RTE_PTR_ADD(m, RTE_CACHE_LINE_SIZE)); /* lengths, metadata */
+	rte_prefetch0(mpe_pkt_priv(m));
+}
+
 /* Decodes L2 to L4 into the mbuf (packet type, header lengths) and the metadata (symmetric
  * flow hash). A malformed frame is counted by reason and, unless the configuration says
  * malformed = pass, dropped: moved behind the survivors for the worker loop to free. */
@@ -88,13 +102,18 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	const int pass = ctx->conf->malformed_pass;
 	uint16_t i, kept = 0, nd = 0;
 
+	/* the whole burst at once: the misses overlap instead of following each other */
+	for (i = 0; i < n; i++)
+		prefetch_packet(pkts[i]);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		struct mpe_decoded d;
-		int rc = mpe_decode(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m), &d);
-
 		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
 		struct mpe_pkt_priv *pp = mpe_pkt_priv(m);
+		struct mpe_decoded d;
+		struct mpe_flow_key canon;
+		int rc;
+
+		rc = mpe_decode(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m), &d);
 
 		m->packet_type = d.ptype;
 		m->l2_len = d.l2_len;
@@ -107,7 +126,16 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			m->l3_len = 0;
 			m->l4_len = 0;
 		}
-		meta->flow_hash = mpe_flow_hash(&d.key);
+		/* A well-formed IP packet without IPv6 extension headers has the key that
+		 * mpe_pkt_flow_key() reads (test_decode holds them to it), so a hash of it made
+		 * at RX by the distributor is this one. (Not for other frames: their key is
+		 * the MAC addresses, which a stage before this one may have rewritten.) */
+		if (!(meta->flags & MPE_META_HASHED) || rc != 0 || d.ip_version == 0 ||
+		    d.ext_count != 0) {
+			(void)mpe_flow_key_canon(&d.key, &canon);
+			meta->flow_hash = mpe_flow_hash_canon(&canon);
+			meta->flags &= (uint8_t)~MPE_META_HASHED;
+		}
 		meta->flags |= MPE_META_PARSED;
 		pp->key = d.key;
 		pp->tcp_flags = d.tcp_flags;
@@ -181,7 +209,7 @@ flow_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	uint32_t lens[MPE_MAX_BURST], hashes[MPE_MAX_BURST];
 	uint8_t flags[MPE_MAX_BURST], drop[MPE_MAX_BURST], dirs[MPE_MAX_BURST];
 	uint16_t idx[MPE_MAX_BURST], i, m = 0, full = 0;
-	uint64_t now = rte_rdtsc();
+	uint64_t now = ctx->now;
 
 	for (i = 0; i < n; i++) {
 		struct mpe_pkt_priv *pp = mpe_pkt_priv(pkts[i]);

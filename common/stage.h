@@ -28,6 +28,7 @@ struct mpe_meta {
 
 #define MPE_META_PARSED 0x01 /* the parse stage filled struct mpe_pkt_priv */
 #define MPE_META_MIRROR 0x02 /* send a copy to the mirror port too */
+#define MPE_META_HASHED 0x04 /* flow_hash is mpe_pkt_flow_hash() of the frame as received */
 
 struct mpe_flow;
 
@@ -59,6 +60,7 @@ struct mpe_stage_ctx {
 	struct mpe_inspect_counters *insp; /* the worker's inspection counters */
 	unsigned int worker_id;
 	unsigned int stage_pos; /* position of this stage in the worker's list */
+	uint64_t now; /* TSC when the running burst of this stage began (set by the caller) */
 	void *priv; /* the stage's own state, made by init in the running process */
 };
 

@@ -221,14 +221,18 @@ free_bulk(struct rte_mbuf **pkts, uint16_t n, struct mpe_counters *cnt, enum mpe
 static inline uint16_t
 run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
+	uint64_t t0 = rte_rdtsc(), t1;
 	unsigned int s;
 
-	for (s = 0; s < w->nb_stages && n > 0; s++) {
+	/* one TSC read per stage: the end of one stage is the start of the next */
+	for (s = 0; s < w->nb_stages && n > 0; s++, t0 = t1) {
 		struct mpe_counters *sc = w->sctx[s].cnt;
-		uint64_t t0 = rte_rdtsc();
-		uint16_t kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
+		uint16_t kept;
 
-		sc->cycles += rte_rdtsc() - t0;
+		w->sctx[s].now = t0;
+		kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
+		t1 = rte_rdtsc();
+		sc->cycles += t1 - t0;
 		sc->rx += n;
 		sc->tx += kept;
 		sc->bursts++;

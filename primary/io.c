@@ -233,6 +233,7 @@ rx_burst(struct io *io, uint16_t idx, uint16_t q)
 		if (io->distribute) {
 			meta->flow_hash = mpe_pkt_flow_hash(rte_pktmbuf_mtod(m, void *),
 							    rte_pktmbuf_data_len(m));
+			meta->flags = MPE_META_HASHED;
 			w = io->reta[meta->flow_hash & (RETA_SIZE - 1)];
 		}
 		io->pend[w][io->nb_pend[w]++] = m;

@@ -713,6 +713,59 @@ test_key_matches_pkt_flow_key(void)
 	CHECK(compared > 20, "only %u frames compared", compared);
 }
 
+/* The parse stage keeps the distributor's hash of mpe_pkt_flow_key() for a well-formed IP
+ * packet without IPv6 extension headers. That holds for any bytes, not just the table's
+ * frames: every frame of the table (extension headers too), changed at random header bytes
+ * and cut at random lengths, either falls outside that rule or has the same key both ways. */
+static void
+test_key_matches_pkt_flow_key_mutated(void)
+{
+	unsigned int i, r, applies = 0, outside = 0, differ = 0;
+	uint32_t seed = 0x6d706531;
+
+	for (i = 0; i < TEST_DIM(ok_cases); i++) {
+		struct frame f;
+
+		build(&f, &ok_cases[i].s);
+		for (r = 0; r < 400; r++) {
+			struct frame g = f;
+			struct mpe_flow_key k;
+			struct mpe_decoded d;
+			unsigned int j, flips;
+			uint32_t len = g.len;
+			uint8_t *p;
+
+			seed = seed * 1103515245u + 12345u;
+			flips = 1 + (seed >> 16) % 3;
+			for (j = 0; j < flips; j++) {
+				seed = seed * 1103515245u + 12345u;
+				g.b[(seed >> 8) % RTE_MIN(len, 96u)] = (uint8_t)(seed >> 24);
+			}
+			seed = seed * 1103515245u + 12345u;
+			if ((seed >> 20) % 4 == 0)
+				len = (seed >> 4) % (len + 1);
+			p = heap_copy(&g, len);
+			if (mpe_decode(p, len, &d) != 0 || d.ip_version == 0 || d.ext_count != 0) {
+				outside++;
+			} else {
+				applies++;
+				if (mpe_pkt_flow_key(p, len, &k) != 0 ||
+				    memcmp(&k, &d.key, sizeof(k)) != 0 ||
+				    mpe_pkt_flow_hash(p, len) != mpe_flow_hash(&d.key)) {
+					if (differ++ < 5)
+						CHECK(0, "%s, mutation %u (%u bytes): keys differ",
+						      ok_cases[i].name, r, len);
+				}
+			}
+			free(p);
+		}
+	}
+	CHECK(differ == 0, "%u mutated frames where the keys differ", differ);
+	/* both sides of the rule are exercised, not just one */
+	CHECK(applies > 1000 && outside > 1000, "%u frames the rule applies to, %u outside it",
+	      applies, outside);
+}
+
 /* Both IPv4 fragments of one datagram, and both IPv6 ones, give one key. */
 static void
 test_fragments_share_a_key(void)
@@ -1128,6 +1181,8 @@ main(void)
 	static const struct test_case cases[] = {
 		{"decode: key equals mpe_pkt_flow_key's where both apply",
 		 test_key_matches_pkt_flow_key},
+		{"decode: key equals mpe_pkt_flow_key's for any well-formed IP frame without "
+		 "IPv6 extension headers (mutated frames)", test_key_matches_pkt_flow_key_mutated},
 		{"decode: fragments of one datagram share a key", test_fragments_share_a_key},
 		{"malformed: what was decoded before the problem is kept",
 		 test_bad_frames_keep_what_was_decoded},

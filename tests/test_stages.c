@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <rte_ether.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
@@ -169,6 +170,93 @@ run_parse_cases(void)
 	}
 }
 
+/* Ethernet + IPv6 + an 8-byte hop-by-hop header + UDP: a key the RX hash does not read. */
+static struct rte_mbuf *
+make_ipv6_hbh_udp(void)
+{
+	static const uint8_t hdr[] = {
+		0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x86, 0xdd,
+		0x60, 0, 0, 0, 0, 16, 0 /* next: hop-by-hop */, 64,
+		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+		0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+		17 /* next: UDP */, 0, 1, 4, 0, 0, 0, 0,
+		0x30, 0x39, 0x00, 0x35, 0, 8, 0, 0,
+	};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *f;
+
+	if (m == NULL)
+		return NULL;
+	f = (uint8_t *)rte_pktmbuf_append(m, sizeof(hdr));
+	if (f == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memcpy(f, hdr, sizeof(hdr));
+	mpe_meta_init_burst(&m, 1, meta_off, 0);
+	return m;
+}
+
+/* parse after a distributor: the hash it made at RX (MPE_META_HASHED) is kept where the
+ * decoded key is the one it hashed (well-formed IP without IPv6 extension headers), and
+ * made again from the decoded key everywhere else. The RX hash given here is a marker
+ * value, so a packet whose hash was kept is told from one whose hash was made again. */
+static void
+test_parse_takes_rx_hash(void)
+{
+	const struct mpe_stage_ops *parse = mpe_stage_get((unsigned int)mpe_stage_find("parse", 5));
+	enum { GOOD, L2, MALFORMED, V6_EXT, N };
+	static const char *const what[N] = {"IPv4 TCP", "non-IP", "malformed", "IPv6 ext"};
+	const uint32_t marker = 0x5a5a0001;
+	uint64_t malformed[MPE_DECODE_BAD_MAX] = {0};
+	struct rte_mbuf *pkts[N], *orig[N];
+	struct mpe_stage_ctx ctx;
+	struct mpe_counters cnt;
+	struct mpe_conf conf;
+	unsigned int i;
+
+	mpe_config_defaults(&conf);
+	conf.malformed_pass = 1;
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&cnt, 0, sizeof(cnt));
+	ctx.conf = &conf;
+	ctx.cnt = &cnt;
+	ctx.meta_offset = meta_off;
+	ctx.malformed = malformed;
+	orig[GOOD] = make(OK_TCP, 1);
+	orig[L2] = make(NOT_IP, 2);
+	orig[MALFORMED] = make(SHORT_TCP, 3);
+	orig[V6_EXT] = make_ipv6_hbh_udp();
+	for (i = 0; i < N; i++) {
+		if (!CHECK(orig[i] != NULL, "no mbuf"))
+			goto out;
+		pkts[i] = orig[i];
+		mpe_meta(orig[i], meta_off)->flow_hash = marker;
+		mpe_meta(orig[i], meta_off)->flags = MPE_META_HASHED;
+	}
+	CHECK(parse->burst(&ctx, pkts, N) == N, "malformed = pass: every frame goes on");
+	for (i = 0; i < N; i++) {
+		const struct mpe_meta *meta = mpe_meta(orig[i], meta_off);
+		uint32_t own = mpe_flow_hash(&mpe_pkt_priv(orig[i])->key);
+
+		if (i == GOOD)
+			CHECK(meta->flow_hash == marker && (meta->flags & MPE_META_HASHED),
+			      "%s: the RX hash is not kept (%#x)", what[i], meta->flow_hash);
+		else
+			CHECK(meta->flow_hash == own && !(meta->flags & MPE_META_HASHED),
+			      "%s: hash %#x flags %#x, expected the decoded key's %#x, not marked",
+			      what[i], meta->flow_hash, meta->flags, own);
+	}
+	/* the IPv6 key is the decoded one: UDP ports after the extension header */
+	CHECK(mpe_pkt_priv(orig[V6_EXT])->key.proto == 17 &&
+	      mpe_pkt_priv(orig[V6_EXT])->key.sport == rte_cpu_to_be_16(12345),
+	      "IPv6 ext: key proto %u sport %u", mpe_pkt_priv(orig[V6_EXT])->key.proto,
+	      rte_be_to_cpu_16(mpe_pkt_priv(orig[V6_EXT])->key.sport));
+out:
+	for (i = 0; i < N; i++)
+		rte_pktmbuf_free(orig[i]);
+}
+
 /* fwd: the peer of the receiving port, and the MAC rewrite of the output port. */
 static void
 test_fwd_routes_and_rewrites(void)
@@ -297,8 +385,10 @@ rig_run(struct inspect_rig *g, struct rte_mbuf **pkts, uint16_t n)
 {
 	unsigned int i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
+		g->ctx[i].now = rte_rdtsc();
 		n = g->ops[i]->burst(&g->ctx[i], pkts, n);
+	}
 	return n;
 }
 
@@ -408,6 +498,7 @@ test_flow_table_full(void)
 		for (i = 0; i < 12; i++)
 			pkts[i] = tcp_flow((uint8_t)(10 + i), 0);
 		kept = parse->burst(&g.ctx[0], pkts, 12);
+		g.ctx[1].now = rte_rdtsc();
 		kept = flow->burst(&g.ctx[1], pkts, kept);
 		CHECK(g.insp.flow_full == 12 - MPE_FLOW_CAPACITY_MIN,
 		      "flow_full %s: %lu packets found no room", pass ? "pass" : "drop",
@@ -424,6 +515,8 @@ int
 main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
+		{"parse: keeps the distributor's RX hash only where the decoded key is the one "
+		 "it hashed", test_parse_takes_rx_hash},
 		{"fwd: routes to the peer port and rewrites MACs where configured",
 		 test_fwd_routes_and_rewrites},
 		{"acl after flow: verdicts per direction, from the flow entry once known, "

@@ -174,7 +174,8 @@ check_ok(const uint8_t *p, uint32_t len, const struct mpe_decoded *d)
 }
 
 /* Where mpe_pkt_flow_key() reads the same headers (no IPv6 extension header), both keys are
- * one: the distributor and the parse stage must hash a flow alike. */
+ * one: the distributor and the parse stage must hash a flow alike (parse keeps the
+ * distributor's hash of a well-formed IP packet without extension headers). */
 static void
 check_same_key(const uint8_t *p, uint32_t len, const struct mpe_decoded *d)
 {
