@@ -202,7 +202,10 @@ if 'switch' in modes:
     check('switch: one-CPU rows and the user-space switch measured',
           measured(m, 'pipe_threads_1cpu', 'pipe_procs_1cpu', 'kernel_switch', 'user_switch'))
     check('switch: cross-CPU rows measured iff two CPUs are usable',
-          measured(m, 'pipe_threads_2cpu', 'pipe_procs_2cpu') == two_cpus)
+          measured(m, 'pipe_threads_2cpu', 'pipe_procs_2cpu', 'line_threads_2cpu') == two_cpus)
+    check('switch: a cache line crosses CPUs faster than a pipe round trip through the kernel',
+          not two_cpus or
+          le(fastest(m, 'line_threads_2cpu'), (fastest(m, 'pipe_threads_2cpu') or 0) * 1000))
     check('switch: seed 002 3.63 us, 1.8 us and 171 ns',
           has_seed(m, 'pipe_threads_1cpu', '002', 3.63) and
           has_seed(m, 'kernel_switch', '002', 1.8) and has_seed(m, 'user_switch', '002', 171))

@@ -61,7 +61,7 @@ static const struct mode {
 	{"memory", mode_memory, "what one sleeping thread costs in memory",
 	 {[P_REPS] = 3, [P_THREADS] = 1000, [P_STACK_KIB] = 256, [P_TIME_CAP] = 60},
 	 {[P_REPS] = 2, [P_THREADS] = 100, [P_STACK_KIB] = 256, [P_TIME_CAP] = 10}},
-	{"switch", mode_switch, "pipe ping-pong round trips and a user-space switch",
+	{"switch", mode_switch, "pipe and cache-line ping-pong round trips, a user-space switch",
 	 {[P_REPS] = 5, [P_ROUND_TRIPS] = 20000, [P_TIME_CAP] = 60},
 	 {[P_REPS] = 2, [P_ROUND_TRIPS] = 2000, [P_TIME_CAP] = 10}},
 	{"sleepqps", mode_sleepqps, "sleeping threads pinned to one CPU; the host's thread ceiling",

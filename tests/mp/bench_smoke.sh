@@ -36,6 +36,20 @@ for impl in ("process", "thread"):
             bad.append("bench.csv: no cycles per packet of stage fwd: %r" % r["stage_cycles_per_packet"])
         if len(r["memory"].split()) != (2 if impl == "process" else 1):
             bad.append("bench.csv: memory of every engine process: %r" % r["memory"])
+# the CPU placement probe before every run (two CPUs or more)
+import os
+if (os.cpu_count() or 1) >= 2:
+    for r in raw:
+        if r["status"] != "ok":
+            continue
+        try:
+            if not float(r["line_rtt_ns"]) > 0:
+                raise ValueError
+        except ValueError:
+            bad.append("bench.csv: %s %s: line_rtt_ns is not a round trip: %r"
+                       % (r["case"], r["impl"], r["line_rtt_ns"]))
+    if "## CPU placement" not in open(out + "/bench.md").read():
+        bad.append("bench.md: no CPU placement section")
 summ = list(csv.DictReader(open(out + "/summary.csv")))
 cases = {(r["case"], r["impl"]) for r in summ}
 for want in (("fwd-rss-1w", "process"), ("fwd-rss-1w", "thread"),

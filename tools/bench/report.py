@@ -16,7 +16,7 @@ DROP_REASONS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutd
                 "worker_died", "worker_down"]
 RAW_FIELDS = ["round", "case", "impl", "traffic", "status", "seconds", "sink_mpps",
               "engine_out_mpps", "engine_in_mpps", "port_rx_mpps", "rss_kib", "memory",
-              "stage_cycles_per_packet", "acl_cycles_per_packet"] + \
+              "stage_cycles_per_packet", "acl_cycles_per_packet", "line_rtt_ns"] + \
              ["drops_" + r for r in DROP_REASONS]
 SUMMARY_FIELDS = ["case", "impl", "traffic", "n", "median_mpps", "min_mpps", "max_mpps",
                   "ratio_process_thread", "ratio_testpmd", "testpmd_ref", "ratio_peer",
@@ -40,6 +40,7 @@ def raw_row(rnd, case, impl, traffic, res, status="ok"):
         r["stage_cycles_per_packet"] = " ".join(
             "%s=%.1f" % kv for kv in sorted(res.get("stage_cpp", {}).items()))
         r["acl_cycles_per_packet"] = "%.1f" % res["acl_cpp"] if "acl_cpp" in res else ""
+        r["line_rtt_ns"] = "%.1f" % res["line_rtt_ns"] if res.get("line_rtt_ns") else ""
         for d in DROP_REASONS:
             r["drops_" + d] = res.get("drops", {}).get(d, "")
     return r
@@ -275,6 +276,7 @@ def markdown(s, cases, refs, meta):
                 impl, acl_case, "n/a" if v is None else "%.1f" % v,
                 fmt_ratio(ratio(v, ta))))
         L.append("")
+    L += placement_text(s.rows)
     if meta.get("notes"):
         L.append("## Notes")
         L.append("")
@@ -282,6 +284,43 @@ def markdown(s, cases, refs, meta):
             L.append("- " + n)
         L.append("")
     return "\n".join(L)
+
+
+def placement_text(rows):
+    """Where the host put the two CPUs, as the cache line round trip measured before each
+    run shows it: runs that found it slow are listed, since every figure of a configuration
+    that hands packets from one CPU to the other drops with it."""
+    rtts = [(r, _f(r, "line_rtt_ns")) for r in rows]
+    rtts = [(r, v) for r, v in rtts if v]
+    if not rtts:
+        return []
+    fast = min(v for _, v in rtts)
+    slow = [(r, v) for r, v in rtts if v > 2 * fast]
+    L = ["## CPU placement", "",
+         "Before each run, `mpe-costs switch` bounces a cache line between the two CPUs the "
+         "runs use: round trip %.0f ns at the fastest, %.0f ns median, %.0f ns at the "
+         "slowest (column `line_rtt_ns` of bench.csv). A virtual machine's host may move "
+         "its virtual CPUs while it runs; a packet handed from one CPU to the other (the "
+         "distributor and pipeline shapes, or a reference with two lcores) pays this "
+         "trip for every cache line it brings along, so those figures drop with it." %
+         (fast, sorted(v for _, v in rtts)[len(rtts) // 2], max(v for _, v in rtts)), ""]
+    if slow:
+        L.append("Runs that found the round trip over twice the fastest (%d of %d):" %
+                 (len(slow), len(rtts)))
+        L.append("")
+        L.append("| round | configuration | build or reference | line round trip ns | "
+                 "Mpps |")
+        L.append("|---|---|---|---|---|")
+        for r, v in slow:
+            name = r["impl"] if r["case"] == "ref" else r["case"]
+            L.append("| %s | %s | %s | %.0f | %s |" % (
+                r["round"], name, "reference" if r["case"] == "ref" else r["impl"], v,
+                r.get("sink_mpps") or "-"))
+    else:
+        L.append("No run found it over twice the fastest: the placement held for the whole "
+                 "run.")
+    L.append("")
+    return L
 
 
 def drop_text(s, case, impl):

@@ -10,6 +10,7 @@ Lcores, on a machine of two CPUs (CPU 0 and 1): every datapath lcore the engine 
 reference polls is placed the same way -- the first one on CPU 0, the second one on CPU 1 --
 and each main lcore, which only supervises, on CPU 1.
 """
+import json
 import os
 import re
 import shutil
@@ -23,6 +24,23 @@ NCPU = os.cpu_count() or 1
 
 def cpu(n):
     return n % NCPU
+
+
+def line_rtt_ns(costs):
+    """Round trip in ns of a cache line between cpu(0) and cpu(1), by @costs (mpe-costs
+    switch, run on those two CPUs only); None where it cannot say."""
+    if costs is None or NCPU < 2:
+        return None
+    pair = {cpu(0), cpu(1)}
+    try:
+        r = subprocess.run([costs, "switch", "-r", "1", "-k", "1000", "-t", "10", "--json"],
+                           capture_output=True, text=True, timeout=30,
+                           preexec_fn=lambda: os.sched_setaffinity(0, pair))
+        rows = json.loads(r.stdout)["modes"]["switch"]["rows"]
+        row = next(x for x in rows if x["key"] == "line_threads_2cpu")
+        return float(row["median"]) if row.get("measured") else None
+    except (OSError, ValueError, KeyError, StopIteration, subprocess.TimeoutExpired):
+        return None
 
 
 def null_vdevs():

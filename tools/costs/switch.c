@@ -1,6 +1,9 @@
 /* mpe-costs "switch": a one-byte pipe ping-pong between two threads and between two processes,
- * both on one CPU and across two (perf bench sched pipe's measure), and a user-space context
- * switch for comparison. Each pipe repetition runs pinned inside a fresh runner process.
+ * both on one CPU and across two (perf bench sched pipe's measure), a user-space context
+ * switch for comparison, and a cache line bounced between two spinning threads on two CPUs
+ * (what every packet handed from one lcore to another pays, and on a virtual machine a sign
+ * of where the host placed the two CPUs). Each pipe repetition runs pinned inside a fresh
+ * runner process.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -180,6 +183,99 @@ pingpong(const struct job *j, double *v)
 	return rc;
 }
 
+/* The bounced line: the main thread writes odd values, the other thread answers with the next
+ * even one. Spins give up when the budget or a signal says stop. */
+struct line_arg {
+	volatile uint64_t word __attribute__((aligned(64)));
+	int cpu;
+	uint64_t count;
+	int failed;
+};
+
+#define LINE_BATCH 1000 /* round trips per sample: one clock read per batch */
+#define LINE_SPIN_CHECK (1u << 22)
+
+static bool
+line_wait(volatile uint64_t *w, uint64_t want)
+{
+	uint32_t spins = 0;
+
+	while (*w != want)
+		if (++spins == LINE_SPIN_CHECK) {
+			spins = 0;
+			if (g_stop || budget_over())
+				return false;
+		}
+	return true;
+}
+
+static void *
+line_echo(void *arg)
+{
+	struct line_arg *a = arg;
+	uint64_t i;
+
+	if (pin_self(a->cpu) < 0) {
+		a->failed = 1;
+		return NULL;
+	}
+	for (i = 0; i < a->count; i++) {
+		if (!line_wait(&a->word, 2 * i + 1))
+			return NULL;
+		a->word = 2 * i + 2;
+	}
+	return NULL;
+}
+
+/* ns per round trip of one cache line between @cpu_a and @cpu_b, one sample per batch of
+ * LINE_BATCH round trips (the first batch warms up and is not kept). */
+static int
+line_pingpong(int cpu_a, int cpu_b, uint64_t rts, double *v, unsigned int *n)
+{
+	unsigned int batches = rts / LINE_BATCH < 10 ? 10 : (unsigned int)(rts / LINE_BATCH), b;
+	struct line_arg *a = aligned_alloc(64, sizeof(*a));
+	uint64_t i = 0, t0;
+	cpu_set_t saved;
+	pthread_t t;
+	int err;
+
+	*n = 0;
+	if (a == NULL)
+		return -ENOMEM;
+	memset(a, 0, sizeof(*a));
+	a->cpu = cpu_b;
+	a->count = (uint64_t)(batches + 1) * LINE_BATCH;
+	if (sched_getaffinity(0, sizeof(saved), &saved) < 0 || pin_self(cpu_a) < 0) {
+		free(a);
+		return -errno;
+	}
+	err = pthread_create(&t, NULL, line_echo, a);
+	if (err != 0) {
+		sched_setaffinity(0, sizeof(saved), &saved);
+		free(a);
+		return -err;
+	}
+	for (b = 0; b <= batches && !a->failed; b++) {
+		uint64_t end = i + LINE_BATCH;
+
+		t0 = now_ns();
+		for (; i < end; i++) {
+			a->word = 2 * i + 1;
+			if (!line_wait(&a->word, 2 * i + 2))
+				goto stop;
+		}
+		if (b > 0)
+			v[(*n)++] = (double)(now_ns() - t0) / LINE_BATCH;
+	}
+stop:
+	/* stopped early, the echo thread gives up as this loop did (budget or signal) */
+	pthread_join(t, NULL);
+	err = a->failed;
+	free(a);
+	sched_setaffinity(0, sizeof(saved), &saved);
+	return err ? -EINVAL : 0;
+}
+
 static ucontext_t uc_main, uc_co;
 
 static void
@@ -290,6 +386,19 @@ mode_switch(const struct opts *o)
 		row_value(r, rt1->s.median / 2);
 	else
 		row_skip(r, "needs the one-CPU thread round trip");
+	r = row_add("line_threads_2cpu", "", "ns", NULL);
+	snprintf(r->what, sizeof(r->what), "cache line round trip, 2 spinning threads, CPUs %d+%d",
+		 cpu_a, cpu_b);
+	if (cpu_b == cpu_a) {
+		row_skip(r, "could not be measured: only one CPU usable");
+	} else {
+		rc = line_pingpong(cpu_a, cpu_b, rts, u, &n);
+		if (rc < 0)
+			goto out;
+		row_set(r, u, n);
+		row_note(r, "%u samples of %u round trips; what a packet handed to another CPU "
+			 "pays per line", n, LINE_BATCH);
+	}
 	r = row_add("user_switch", "user-space switch (glibc swapcontext)", "ns", &seed_go);
 	r->headline = true;
 	rc = user_switch(rts, u, &n);
