@@ -113,6 +113,7 @@ mpe_flow_table_create(const char *name, uint32_t capacity, uint64_t idle_timeout
 	t->flow_size = sizeof(struct mpe_flow);
 	t->capacity = capacity;
 	t->idle_timeout_tsc = idle_timeout_tsc;
+	t->sweep_step_tsc = RTE_MAX(idle_timeout_tsc / 2 / capacity, (uint64_t)1);
 	t->hash = h;
 	t->self = t;
 	snprintf(t->name, sizeof(t->name), "%s", name);
@@ -380,6 +381,25 @@ mpe_flow_expire(struct mpe_flow_table *t, uint64_t now, uint32_t budget)
 	t->stats.expired += expired;
 	t->stats.active -= expired;
 	return expired;
+}
+
+uint32_t
+mpe_flow_expire_paced(struct mpe_flow_table *t, uint64_t now, uint32_t max)
+{
+	uint32_t due = 0;
+
+	if (t == NULL || t->idle_timeout_tsc == 0)
+		return 0;
+	if (unlikely(t->sweep_tsc == 0))
+		t->sweep_tsc = now;
+	/* signed: a @now a little behind the last (TSC of another core) is not due */
+	while (due < max && (int64_t)(now - t->sweep_tsc) >= 0) {
+		t->sweep_tsc += t->sweep_step_tsc;
+		due++;
+	}
+	if ((int64_t)(now - t->sweep_tsc) > 0)
+		t->sweep_tsc = now; /* behind by more than @max: restart the pace from now */
+	return due > 0 ? mpe_flow_expire(t, now, due) : 0;
 }
 
 struct mpe_flow *

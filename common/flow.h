@@ -86,6 +86,7 @@ struct mpe_flow_table {
 	uint32_t capacity;
 	uint32_t pad;
 	uint64_t idle_timeout_tsc; /* 0: flows never expire */
+	uint64_t sweep_step_tsc;   /* paced expiry: one slot per step, the table twice a timeout */
 	struct rte_hash *hash;     /* in hugepage memory; only *_with_hash calls on it */
 	const void *self;          /* the creator's address of this table */
 	char name[MPE_FLOW_NAME_MAX + 1];
@@ -93,6 +94,7 @@ struct mpe_flow_table {
 	/* owner line: the owning worker writes, others read */
 	volatile uint32_t busy __rte_cache_aligned; /* 1 while the hash is being changed */
 	uint32_t cursor;                            /* next slot mpe_flow_expire() visits */
+	uint64_t sweep_tsc; /* paced expiry: when the next slot is due (0: not started) */
 	struct mpe_flow_stats stats;
 
 	struct mpe_flow flows[] __rte_cache_aligned;
@@ -139,6 +141,13 @@ int mpe_flow_update_burst_dir(struct mpe_flow_table *t, const struct mpe_flow_ke
 /* Owner only: visit the next min(@budget, capacity) slots after the cursor and remove the
  * flows idle for more than the table's timeout at @now. Returns how many were removed. */
 uint32_t mpe_flow_expire(struct mpe_flow_table *t, uint64_t now, uint32_t budget);
+
+/* Owner only, once per burst: mpe_flow_expire() over the slots that fell due since the last
+ * call, at a pace that sweeps the whole table twice per idle timeout, and never more than
+ * @max slots a call (a table behind its pace catches up no faster, and forgets the rest of
+ * its debt). So a flow idle for the timeout is gone within about 1.5 timeouts of traffic,
+ * and a busy worker visits a handful of slots a second, not a handful a burst. */
+uint32_t mpe_flow_expire_paced(struct mpe_flow_table *t, uint64_t now, uint32_t max);
 
 /* The flow of @key (either direction), or NULL. Owner, or any process while the owner does
  * not change the table. */

@@ -171,8 +171,9 @@ partition(struct rte_mbuf **pkts, uint16_t n, const uint8_t *drop)
 	return kept;
 }
 
-/* Slots of the flow table visited for expiry per burst. */
-#define FLOW_EXPIRE_BUDGET 8
+/* Most slots of the flow table visited for expiry in one burst (see
+ * mpe_flow_expire_paced: the pace is set by the table's size and idle timeout). */
+#define FLOW_EXPIRE_MAX 8
 
 static struct mpe_flow_table *
 worker_flow_table(unsigned int worker)
@@ -240,7 +241,7 @@ flow_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		pp->flow = out[i];
 		pp->dir = dirs[i];
 	}
-	mpe_flow_expire(t, now, FLOW_EXPIRE_BUDGET);
+	mpe_flow_expire_paced(t, now, FLOW_EXPIRE_MAX);
 	if (likely(full == 0 || ctx->conf->flow_full_pass))
 		return n;
 	return partition(pkts, n, drop);

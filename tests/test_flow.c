@@ -579,6 +579,67 @@ test_expire_budget(void)
 	mpe_flow_table_free(t);
 }
 
+/* Paced expiry: a table of CAP slots with idle timeout T is swept twice per T, one slot per
+ * T / 2 / CAP cycles, never more than the per-call bound; idle flows go between T and
+ * 1.5 T after their last packet, fresh ones stay; a worker far behind its pace does not
+ * make up the debt in one call. */
+static void
+test_expire_paced(void)
+{
+	enum { CAP = 1024, N = 500, MAX = 8 };
+	const uint64_t T = 1u << 20, step = T / 2 / CAP, t0 = 1000000;
+	struct mpe_flow_table *t = mpe_flow_table_create("ft_paced", CAP, T, SOCKET_ID_ANY);
+	struct mpe_flow_key k;
+	uint64_t now, scanned, gone_at = 0;
+	uint32_t i, calls = 0, over = 0, n;
+
+	if (!CHECK(t != NULL, "create: rte_errno %d", rte_errno))
+		return;
+	for (i = 0; i < N; i++) {
+		make_key(&k, i, MPE_FLOW_IPV4, IPPROTO_TCP);
+		one(t, &k, 64, 0, t0);
+	}
+	/* bursts every step / 2 cycles: about one slot due every other call */
+	for (now = t0; now < t0 + 2 * T && stats(t).active > 0; now += step / 2) {
+		scanned = stats(t).scanned;
+		n = mpe_flow_expire_paced(t, now, MAX);
+		calls++;
+		over += stats(t).scanned - scanned > 1;
+		if (now - t0 <= T)
+			CHECK(n == 0, "a flow idle %" PRIu64 " <= timeout %" PRIu64 " expired",
+			      now - t0, T);
+		if (stats(t).active == 0)
+			gone_at = now;
+	}
+	CHECK(over == 0, "%u calls visited more than the one slot due", over);
+	CHECK(stats(t).active == 0 && gone_at > t0 + T && gone_at <= t0 + T + T / 2 + 2 * step,
+	      "all idle flows gone %" PRIu64 " cycles after their last packet (timeout %" PRIu64
+	      "; %" PRIu64 " active)", gone_at - t0, T, stats(t).active);
+	CHECK(stats(t).scanned <= (gone_at - t0) / step + 2,
+	      "visited %" PRIu64 " slots in %" PRIu64 " cycles at one per %" PRIu64,
+	      stats(t).scanned, gone_at - t0, step);
+	/* far behind (no burst for ten timeouts): one call visits at most MAX slots */
+	scanned = stats(t).scanned;
+	now += 10 * T;
+	mpe_flow_expire_paced(t, now, MAX);
+	CHECK(stats(t).scanned - scanned == MAX, "a late call visited %" PRIu64 " slots",
+	      stats(t).scanned - scanned);
+	scanned = stats(t).scanned;
+	mpe_flow_expire_paced(t, now + step / 2, MAX);
+	CHECK(stats(t).scanned - scanned <= 1, "the debt was carried: %" PRIu64 " slots next",
+	      stats(t).scanned - scanned);
+	mpe_flow_table_free(t);
+
+	/* a timeout of 0: nothing is ever visited */
+	t = mpe_flow_table_create("ft_paced0", 64, 0, SOCKET_ID_ANY);
+	if (!CHECK(t != NULL, "create: rte_errno %d", rte_errno))
+		return;
+	one(t, &k, 64, 0, 1);
+	CHECK(mpe_flow_expire_paced(t, UINT64_MAX / 2, MAX) == 0 && stats(t).scanned == 0,
+	      "timeout 0 visited slots");
+	mpe_flow_table_free(t);
+}
+
 static void
 test_top_k(void)
 {
@@ -706,6 +767,8 @@ static const struct test_case cases[] = {
 	{"table full: new flows refused and counted, known ones updated", test_table_full},
 	{"expiry: idle flows removed, fresh kept, re-insert", test_expire_idle},
 	{"expiry: budget bounds the slots visited per call", test_expire_budget},
+	{"expiry paced: the table twice per timeout, idle flows gone within 1.5 timeouts",
+	 test_expire_paced},
 	{"top-k by bytes", test_top_k},
 	{"re-attach by name and recover", test_reattach},
 };
