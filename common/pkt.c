@@ -109,17 +109,9 @@ mpe_pkt_flow_key(const void *frame, uint32_t len, struct mpe_flow_key *key)
 uint32_t
 mpe_flow_hash_canon(const struct mpe_flow_key *canon)
 {
-	return rte_hash_crc(canon, sizeof(*canon), 0x6d5a6d5a);
+	return rte_hash_crc(canon, sizeof(*canon), MPE_FLOW_HASH_SEED);
 }
 
-uint32_t
-mpe_flow_hash(const struct mpe_flow_key *key)
-{
-	struct mpe_flow_key c;
-
-	mpe_flow_key_canon(key, &c);
-	return mpe_flow_hash_canon(&c);
-}
 
 uint32_t
 mpe_pkt_flow_hash(const void *frame, uint32_t len)

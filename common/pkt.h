@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_hash_crc.h>
 
 #define MPE_ETHER_TYPE_IPV4 0x0800
 #define MPE_ETHER_TYPE_IPV6 0x86dd
@@ -43,6 +44,30 @@ struct mpe_flow_key {
  * protocols without ports get port 0.
  */
 int mpe_pkt_flow_key(const void *frame, uint32_t len, struct mpe_flow_key *key);
+
+#define MPE_FLOW_HASH_SEED 0x6d5a6d5a
+
+/* mpe_flow_hash() builds the key's words in registers, in this layout, little-endian. */
+_Static_assert(sizeof(struct mpe_flow_key) == 40 &&
+		       offsetof(struct mpe_flow_key, sport) == 4 &&
+		       offsetof(struct mpe_flow_key, src) == 8 &&
+		       offsetof(struct mpe_flow_key, dst) == 24,
+	       "struct mpe_flow_key: the layout mpe_flow_hash() reads");
+#if RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN
+#error "mpe_flow_hash() composes little-endian words"
+#endif
+
+/* CRC32-C of the five words of a canonical key in memory order: rte_hash_crc() of it. */
+static inline uint32_t
+mpe_flow_hash_words(uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3, uint64_t w4)
+{
+	uint32_t h = rte_hash_crc_8byte(w0, MPE_FLOW_HASH_SEED);
+
+	h = rte_hash_crc_8byte(w1, h);
+	h = rte_hash_crc_8byte(w2, h);
+	h = rte_hash_crc_8byte(w3, h);
+	return rte_hash_crc_8byte(w4, h);
+}
 
 /* Address bytes 8 at a time, as a number that orders like the bytes do (memcmp order). */
 static inline uint64_t
@@ -84,8 +109,49 @@ mpe_flow_key_canon(const struct mpe_flow_key *key, struct mpe_flow_key *canon)
 /* 32-bit hash of a key already in canonical form. */
 uint32_t mpe_flow_hash_canon(const struct mpe_flow_key *canon);
 
-/* 32-bit hash of the canonical key: equal for both directions of a flow. */
-uint32_t mpe_flow_hash(const struct mpe_flow_key *key);
+/* An address of @key as two words in memory order, read 4 bytes at a time: a key just
+ * written field by field (4-byte IPv4 addresses into zeroed arrays) is read back without
+ * waiting for those small stores to reach the cache, which 8-byte reads across them must. */
+static inline void
+mpe_flow_key_addr(const uint8_t *a, uint64_t *w0, uint64_t *w1)
+{
+	uint32_t q[4];
+
+	memcpy(q, a, sizeof(q));
+	*w0 = (uint64_t)q[0] | (uint64_t)q[1] << 32;
+	*w1 = (uint64_t)q[2] | (uint64_t)q[3] << 32;
+}
+
+/* 32-bit hash of the canonical key: equal for both directions of a flow. The same value as
+ * mpe_flow_hash_canon() of mpe_flow_key_canon()'s key, made in registers: the key is read
+ * once, by fields, and the canonical form is never written. */
+static inline uint32_t
+mpe_flow_hash(const struct mpe_flow_key *key)
+{
+	uint64_t s0, s1, d0, d1, hdr;
+	uint16_t sp = key->sport, dp = key->dport;
+	int swap;
+
+	mpe_flow_key_addr(key->src, &s0, &s1);
+	mpe_flow_key_addr(key->dst, &d0, &d1);
+	if (s0 != d0)
+		swap = rte_be_to_cpu_64(s0) > rte_be_to_cpu_64(d0);
+	else if (s1 != d1)
+		swap = rte_be_to_cpu_64(s1) > rte_be_to_cpu_64(d1);
+	else
+		swap = rte_be_to_cpu_16(sp) > rte_be_to_cpu_16(dp);
+	if (swap) {
+		uint64_t t0 = s0, t1 = s1;
+		uint16_t tp = sp;
+
+		s0 = d0, s1 = d1, d0 = t0, d1 = t1;
+		sp = dp, dp = tp;
+	}
+	/* the first 8 bytes of struct mpe_flow_key, as a little-endian word */
+	hdr = (uint64_t)key->family | (uint64_t)key->proto << 8 | (uint64_t)key->vlan << 16 |
+	      (uint64_t)sp << 32 | (uint64_t)dp << 48;
+	return mpe_flow_hash_words(hdr, s0, s1, d0, d1);
+}
 
 /* Key and hash of a frame in one call; a frame whose headers cannot be read hashes as
  * far as it could be parsed (so equal bad frames still land together). */

@@ -110,7 +110,6 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
 		struct mpe_pkt_priv *pp = mpe_pkt_priv(m);
 		struct mpe_decoded d;
-		struct mpe_flow_key canon;
 		int rc;
 
 		rc = mpe_decode(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m), &d);
@@ -132,8 +131,7 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		 * the MAC addresses, which a stage before this one may have rewritten.) */
 		if (!(meta->flags & MPE_META_HASHED) || rc != 0 || d.ip_version == 0 ||
 		    d.ext_count != 0) {
-			(void)mpe_flow_key_canon(&d.key, &canon);
-			meta->flow_hash = mpe_flow_hash_canon(&canon);
+			meta->flow_hash = mpe_flow_hash(&d.key);
 			meta->flags &= (uint8_t)~MPE_META_HASHED;
 		}
 		meta->flags |= MPE_META_PARSED;

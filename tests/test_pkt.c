@@ -677,6 +677,7 @@ static void
 check_symmetry(int family)
 {
 	unsigned int i, bad_canon = 0, bad_hash = 0, bad_frame_hash = 0, bad_key = 0;
+	unsigned int bad_words = 0, bad_rev = 0;
 
 	rng_state = 0x5eed0000u + (uint64_t)family;
 	for (i = 0; i < 10000; i++) {
@@ -696,12 +697,21 @@ check_symmetry(int family)
 		mpe_flow_key_canon(&kr, &cr);
 		bad_canon += memcmp(&cf, &cr, sizeof(cf)) != 0;
 		bad_hash += mpe_flow_hash(&kf) != mpe_flow_hash(&kr);
+		/* the hash made in registers is the CRC of the canonical key in memory */
+		bad_words += mpe_flow_hash(&kf) != rte_hash_crc(&cf, sizeof(cf), MPE_FLOW_HASH_SEED) ||
+			     mpe_flow_hash(&kr) != mpe_flow_hash_canon(&cr);
+		/* and the swap it decides is the canonical form's */
+		bad_rev += mpe_flow_key_canon(&kf, &cf) == mpe_flow_key_canon(&kr, &cr) &&
+			   memcmp(&kf, &kr, sizeof(kf)) != 0;
 		bad_frame_hash += hash_of(&ff) != hash_of(&fr);
 	}
 	CHECK(bad_key == 0, "%u frames without a key", bad_key);
 	CHECK(bad_canon == 0, "%u of 10000 flows: canonical keys of the two directions differ",
 	      bad_canon);
 	CHECK(bad_hash == 0, "%u of 10000 flows: mpe_flow_hash differs by direction", bad_hash);
+	CHECK(bad_words == 0, "%u of 10000 flows: mpe_flow_hash is not the CRC of the canonical key",
+	      bad_words);
+	CHECK(bad_rev == 0, "%u of 10000 flows: both directions say swapped, or neither", bad_rev);
 	CHECK(bad_frame_hash == 0, "%u of 10000 flows: mpe_pkt_flow_hash differs by direction",
 	      bad_frame_hash);
 }
