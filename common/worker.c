@@ -477,6 +477,8 @@ worker_loop(struct mpe_worker *w, const int rss)
 	struct mpe_worker_slot *slot = w->slot;
 	struct mpe_counters *cnt = w->cnt;
 	unsigned int next_port = 0;
+	uint64_t now = 0;
+	int busy = 0;
 
 	if (!rss) {
 		slot->hand.cons_mark = w->in->cons.tail;
@@ -484,9 +486,11 @@ worker_loop(struct mpe_worker *w, const int rss)
 		slot->hand.phase = MPE_HAND_DEQ;
 	}
 	while (likely(!should_stop(w))) {
-		uint64_t now = rte_rdtsc();
 		uint16_t n;
 
+		/* after a burst, its end time is this poll's start: one TSC read less */
+		if (!busy)
+			now = rte_rdtsc();
 		slot->status.heartbeat++;
 		cnt->polls++;
 		if (unlikely(now >= w->primary_check_tsc))
@@ -495,10 +499,15 @@ worker_loop(struct mpe_worker *w, const int rss)
 		if (unlikely(w->primary_gone == PRIMARY_GONE))
 			break;
 		n = rss ? burst_ports(w, &next_port) : burst_rings(w);
-		if (n > 0)
-			cnt->cycles += rte_rdtsc() - now;
-		else if (unlikely(w->yield_idle))
+		busy = n > 0;
+		if (busy) {
+			uint64_t end = rte_rdtsc();
+
+			cnt->cycles += end - now;
+			now = end;
+		} else if (unlikely(w->yield_idle)) {
 			sched_yield(); /* a poller sharing the CPU has work, perhaps */
+		}
 		/* holds no rule set from here to the next burst */
 		rte_rcu_qsbr_quiescent(w->shm->qsbr, w->id);
 	}
