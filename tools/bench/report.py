@@ -86,6 +86,19 @@ class Summary:
                 per.setdefault(k, []).append(float(v))
         return {k: statistics.median(v) for k, v in per.items()}
 
+    def paired(self, case, a, b, key="sink_mpps"):
+        """Ratio a / b round by round (the two ran one after the other), over the rounds
+        both ran: median, min, max. Drifts of the host between rounds cancel out."""
+        def by_round(impl):
+            return {r["round"]: _f(r, key) for r in self.groups.get((case, impl), [])
+                    if r["status"] == "ok" and _f(r, key)}
+        ra, rb = by_round(a), by_round(b)
+        rs = [ra[k] / rb[k] for k in ra if k in rb]
+        if not rs:
+            return None
+        return {"median": statistics.median(rs), "min": min(rs), "max": max(rs),
+                "n": len(rs)}
+
     def rss(self, case, impl):
         vals = [_f(r, "rss_kib") for r in self.groups.get((case, impl), [])
                 if r["status"] == "ok"]
@@ -99,6 +112,14 @@ def ratio(a, b):
 
 def fmt_ratio(x):
     return "n/a" if x is None else "%.2f" % x
+
+
+def fmt_paired(p):
+    if p is None:
+        return "n/a"
+    if p["n"] == 1:
+        return fmt_ratio(p["median"])
+    return "%s (%s–%s)" % (fmt_ratio(p["median"]), fmt_ratio(p["min"]), fmt_ratio(p["max"]))
 
 
 def fmt_stat(s, why):
@@ -137,8 +158,8 @@ def summarise(rows, cases, refs):
             st, why = s.stat(c["name"], impl)
             pt = None
             if impl.startswith("process"):
-                pt = ratio(s.median(c["name"], impl),
-                           s.median(c["name"], impl.replace("process", "thread")))
+                pt = s.paired(c["name"], impl, impl.replace("process", "thread"))
+                pt = pt["median"] if pt else None
             tp = c.get("testpmd")
             peer = c.get("peer")
             out.append({
@@ -217,11 +238,14 @@ def markdown(s, cases, refs, meta):
         drops = "%s, %s" % (drop_text(s, n, "process"), drop_text(s, n, "thread"))
         L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             c["label"], c["traffic"], fmt_stat(sp, wp), fmt_stat(st, wt),
-            fmt_ratio(ratio(mp, mt)), tpr, per, fmt_kib(s.rss(n, "process")),
+            fmt_paired(s.paired(n, "process", "thread")), tpr, per,
+            fmt_kib(s.rss(n, "process")),
             fmt_kib(s.rss(n, "thread")), fmt_cpp(s.stage_cpp(n, "process")),
             fmt_cpp(s.stage_cpp(n, "thread")), drops))
     L.append("")
-    L.append("× testpmd: the process build's median over testpmd's (the thread build's in "
+    L.append("process/thread: the two builds' rates divided round by round (they run one "
+             "after the other), median (min–max) over the rounds. "
+             "× testpmd: the process build's median over testpmd's (the thread build's in "
              "brackets), testpmd in `macswap` mode with as many forwarding lcores as the "
              "configuration has workers, on the same traffic. × peer: process / thread over "
              "the peer named. RSS: VmRSS of every engine process, summed (primary and each "
