@@ -134,6 +134,9 @@ mpe_flow_hash(const struct mpe_flow_key *key)
 
 	mpe_flow_key_addr(key->src, &s0, &s1);
 	mpe_flow_key_addr(key->dst, &d0, &d1);
+	/* Branches, not selects: where directions are predictable (as on mpe-bench's capture)
+	 * they cost half of a branch-free compare-and-select, and where they are as good as
+	 * random about the same (measured on that capture, half of its keys reversed). */
 	if (s0 != d0)
 		swap = rte_be_to_cpu_64(s0) > rte_be_to_cpu_64(d0);
 	else if (s1 != d1)
