@@ -76,6 +76,19 @@ make(enum kind k, uint8_t id)
 	return m;
 }
 
+/* A stage context on @conf counting into @cnt and, for parse, @malformed (or NULL). */
+static void
+ctx_init(struct mpe_stage_ctx *ctx, const struct mpe_conf *conf, struct mpe_counters *cnt,
+	 uint64_t *malformed)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	memset(cnt, 0, sizeof(*cnt));
+	ctx->conf = conf;
+	ctx->cnt = cnt;
+	ctx->meta_offset = meta_off;
+	ctx->malformed = malformed;
+}
+
 struct parse_case {
 	const char *name;
 	int pass; /* malformed = pass */
@@ -123,12 +136,7 @@ run_parse_cases(void)
 		test_begin("parse: %s", pc->name);
 		mpe_config_defaults(&conf);
 		conf.malformed_pass = (uint32_t)pc->pass;
-		memset(&ctx, 0, sizeof(ctx));
-		memset(&cnt, 0, sizeof(cnt));
-		ctx.conf = &conf;
-		ctx.cnt = &cnt;
-		ctx.meta_offset = meta_off;
-		ctx.malformed = malformed;
+		ctx_init(&ctx, &conf, &cnt, malformed);
 		for (i = 0; i < pc->n; i++)
 			orig[i] = pkts[i] = make(pc->kinds[i], (uint8_t)i);
 		kept = parse->burst(&ctx, pkts, (uint16_t)pc->n);
@@ -217,12 +225,7 @@ test_parse_takes_rx_hash(void)
 
 	mpe_config_defaults(&conf);
 	conf.malformed_pass = 1;
-	memset(&ctx, 0, sizeof(ctx));
-	memset(&cnt, 0, sizeof(cnt));
-	ctx.conf = &conf;
-	ctx.cnt = &cnt;
-	ctx.meta_offset = meta_off;
-	ctx.malformed = malformed;
+	ctx_init(&ctx, &conf, &cnt, malformed);
 	orig[GOOD] = make(OK_TCP, 1);
 	orig[L2] = make(NOT_IP, 2);
 	orig[MALFORMED] = make(SHORT_TCP, 3);
@@ -277,11 +280,7 @@ test_fwd_routes_and_rewrites(void)
 	conf.ports[1].peer = 0;
 	conf.ports[1].has_dst_mac = 1;
 	memcpy(conf.ports[1].dst_mac, peer_mac, 6);
-	memset(&ctx, 0, sizeof(ctx));
-	memset(&cnt, 0, sizeof(cnt));
-	ctx.conf = &conf;
-	ctx.cnt = &cnt;
-	ctx.meta_offset = meta_off;
+	ctx_init(&ctx, &conf, &cnt, NULL);
 	memcpy(ctx.port_mac[1].addr_bytes, own_mac, 6);
 	for (i = 0; i < 3; i++)
 		pkts[i] = make(OK_TCP, (uint8_t)i);

@@ -19,14 +19,7 @@ io_lcore = 1
 mbufs = $MBUFS
 stall_timeout_ms = 0
 
-[port 0]
-device = net_null0
-peer = 1
-
-[port 1]
-device = net_null1
-rx = off
-
+$NULL_PORTS
 [worker 0]
 lcore = 2
 

@@ -31,10 +31,7 @@ log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_ring0 --vdev net_ring1 -- -c "$cfg"
 check "engine starts with $WORKERS workers polling net_ring queues ($MODEL build)" \
 	wait_for "$log" "running:" 30
-# the injector is one more DPDK process: an lcore id of its own (5), never a worker's
-"$RINGIO" --proc-type=secondary --file-prefix "$PREFIX" --lcores "5@$((5 % NCPU))" --no-pci \
-	-- --in-port net_ring0 --out-port net_ring1 --queues "$WORKERS" \
-	--inject "$TMP/in.pcap" --collect "$TMP/out.pcap" > "$TMP/ringio.log" 2>&1 && rcio=0 || rcio=$?
+ringio --queues "$WORKERS" --collect "$TMP/out.pcap" && rcio=0 || rcio=$?
 check "mpe-ringio got back as many packets as it sent" [ "$rcio" = 0 ]
 rc=0
 stop_primary 30 || rc=$?

@@ -162,8 +162,28 @@ peer = 1
 device = net_null1
 rx = off
 '
+# The same with net_null0 as the source (--vdev net_null0 --vdev net_null1): empty frames
+# forever, nothing to replay.
+NULL_PORTS='[port 0]
+device = net_null0
+peer = 1
+
+[port 1]
+device = net_null1
+rx = off
+'
 loop_vdevs() {
 	LOOP_VDEVS=(--vdev "net_pcap0,rx_pcap=$1,infinite_rx=1" --vdev net_null1)
+}
+
+# ringio OPTIONS...: mpe-ringio as one more DPDK process of the engine's file prefix, on an
+# lcore id of its own (5, never a worker's): injects $TMP/in.pcap into net_ring0 and collects
+# what comes out of net_ring1 (OPTIONS: its queue options and --collect FILE). Its status;
+# its output in $TMP/ringio.log.
+ringio() {
+	"$RINGIO" --proc-type=secondary --file-prefix "$PREFIX" --lcores "5@$((5 % NCPU))" --no-pci \
+		-- --in-port net_ring0 --out-port net_ring1 --inject "$TMP/in.pcap" "$@" \
+		> "$TMP/ringio.log" 2>&1
 }
 
 # pcap_count FILE: packets in a capture

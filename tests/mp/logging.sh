@@ -20,14 +20,7 @@ cat > "$cfg" <<EOF
 shape = distributor
 io_lcore = 1
 
-[port 0]
-device = net_null0
-peer = 1
-
-[port 1]
-device = net_null1
-rx = off
-
+$NULL_PORTS
 [worker 0]
 lcore = 2
 

@@ -44,9 +44,7 @@ mkdir -p "$TMP/nopci" "$TMP/split"
 
 # inject: mpe-ringio sends in.pcap into port 0 and collects port 1 into FILE; its status
 inject() {
-	"$RINGIO" --proc-type=secondary --file-prefix "$PREFIX" --lcores "5@$((5 % NCPU))" \
-		--no-pci -- --in-port net_ring0 --out-port net_ring1 --queues 1 \
-		--inject "$TMP/in.pcap" --collect "$1" > "$TMP/ringio.log" 2>&1
+	ringio --queues 1 --collect "$1"
 }
 
 log=$TMP/primary.log
