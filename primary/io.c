@@ -44,6 +44,10 @@ struct io {
 	uint8_t reta[RETA_SIZE];
 	/* packets bound for each input ring, not yet enqueued */
 	uint16_t nb_pend[MPE_MAX_WORKERS];
+	/* free entries of each input ring at its last enqueue: a lower bound, as only its
+	 * consumer moves it since, so a ring known to have room costs no read of a line the
+	 * consumer writes */
+	uint32_t room[MPE_MAX_WORKERS];
 	struct rte_mbuf *pend[MPE_MAX_WORKERS][MPE_MAX_BURST];
 	struct tx_port tx[MPE_MAX_PORTS];
 	struct rte_mempool *pool; /* for mirror copies */
@@ -171,7 +175,8 @@ flush_pending(struct io *io, unsigned int w)
 		io->nb_pend[w] = 0;
 		return;
 	}
-	sent = (uint16_t)rte_ring_sp_enqueue_burst(io->in[w], (void **)io->pend[w], n, NULL);
+	sent = (uint16_t)rte_ring_sp_enqueue_burst(io->in[w], (void **)io->pend[w], n,
+						   &io->room[w]);
 	/* a worker being respawned lets its ring fill; nobody waits for it meanwhile */
 	if (sent < n && (!io->backpressure || io->in_ctl[w]->down)) {
 		rte_pktmbuf_free_bulk(io->pend[w] + sent, n - sent);
@@ -203,13 +208,18 @@ flush_all_pending(struct io *io)
  * go on to its transmit side, or give the CPU to a worker that shares it. A ring whose
  * worker is down for good counts as room: what is bound for it is counted (worker_down). */
 static inline int
-rings_have_room(const struct io *io)
+rings_have_room(struct io *io)
 {
 	unsigned int w;
 
 	for (w = 0; w < io->nb_in; w++)
-		if (rte_ring_free_count(io->in[w]) > 0 || io->in_ctl[w]->dead)
+		if (io->room[w] > 0)
 			return 1;
+	for (w = 0; w < io->nb_in; w++) {
+		io->room[w] = rte_ring_free_count(io->in[w]);
+		if (io->room[w] > 0 || io->in_ctl[w]->dead)
+			return 1;
+	}
 	return 0;
 }
 
@@ -309,7 +319,7 @@ mpe_io_main(void *arg)
 	uint64_t flush_cycles = rte_get_tsc_hz() * TX_FLUSH_US / US_PER_S, last_flush = 0;
 	struct io *io;
 	unsigned int i;
-	int rc;
+	int rc, tx;
 
 	io = rte_zmalloc("mpe_io", sizeof(*io), RTE_CACHE_LINE_SIZE);
 	if (io == NULL)
@@ -324,9 +334,13 @@ mpe_io_main(void *arg)
 	MPE_LOG(INFO, io, "I/O loop on lcore %u: %u ports, %u input and %u output rings",
 		rte_lcore_id(), conf->nb_ports, io->nb_in, io->nb_out);
 
+	/* With no output ring (tx = workers) nothing is ever transmitted here: the loop is
+	 * receive only, and reads no clock (a TSC read costs as much as a packet's hash). */
+	tx = io->nb_out > 0;
+
 	while (!stopping(io)) {
-		uint64_t t0 = rte_rdtsc();
-		uint32_t left = flush_all_pending(io), moved, got = 0;
+		uint64_t t0 = tx ? rte_rdtsc() : 0;
+		uint32_t left = flush_all_pending(io), moved = 0, got = 0;
 		unsigned int q;
 
 		if (left == 0 && io->shm->run_state == MPE_RUN_ACTIVE &&
@@ -342,11 +356,13 @@ mpe_io_main(void *arg)
 			}
 		}
 		io->st->pending = left;
-		moved = tx_side(io);
 		io->st->io.polls++;
-		if (moved == 0 || t0 - last_flush > flush_cycles) {
-			tx_flush(io);
-			last_flush = t0;
+		if (tx) {
+			moved = tx_side(io);
+			if (moved == 0 || t0 - last_flush > flush_cycles) {
+				tx_flush(io);
+				last_flush = t0;
+			}
 		}
 		if (moved > 0) {
 			io->st->io.rx += moved;
