@@ -107,6 +107,8 @@ static const struct key_def keys[] = {
 	    "what the flow stage does with a packet of a new flow when the table is full"),
 	ENG("tx", T_TXMODE, 0, 1, 0, tx_workers,
 	    "who transmits: io (the I/O lcore) or workers (each on a queue of its own)"),
+	ENG("rx", T_TXMODE, 0, 1, 0, rx_workers,
+	    "who polls the ports in a pipeline: io (the I/O lcore) or workers (the first one)"),
 	ENG("mirror_port", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, mirror_port,
 	    "port that gets a copy of every packet a mirror rule matches"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
@@ -632,7 +634,7 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 		for (j = 0; j < i; j++)
 			if (c->workers[j].lcore == w->lcore)
 				report(p, line, "lcore", "%u already used by worker %u", w->lcore, j);
-		if (c->shape != MPE_SHAPE_RSS && w->lcore == c->io_lcore)
+		if (mpe_config_io_used(c) && w->lcore == c->io_lcore)
 			report(p, line, "lcore", "%u is the I/O lcore (engine io_lcore)", w->lcore);
 		if (c->shape != MPE_SHAPE_PIPELINE && i > 0 && !same_stages(w, &c->workers[0]))
 			report(p, loc_line(p, sect, "stages"), "stages",
@@ -647,6 +649,27 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 			       "workers: port %u's driver ('%s') does not work in secondary "
 			       "processes: let the I/O lcore transmit (tx = io)", i,
 			       c->ports[i].device);
+	}
+	/* rx = workers: a pipeline's first worker polls queue 0 of every receiving port */
+	if (c->rx_workers && c->shape == MPE_SHAPE_DISTRIBUTOR)
+		report(p, loc_line(p, "engine", "rx"), "rx",
+		       "workers: shape distributor needs the I/O lcore to hand each flow to its "
+		       "worker (shape rss has workers poll queues of their own)");
+	for (i = 0; c->shape == MPE_SHAPE_PIPELINE && c->rx_workers && i < c->nb_ports; i++) {
+		const struct mpe_port_conf *pc = &c->ports[i];
+		char sect[16];
+
+		if (!pc->rx)
+			continue;
+		snprintf(sect, sizeof(sect), "port %u", i);
+		if (mpe_config_device_primary_only(pc->device))
+			report(p, loc_line(p, "engine", "rx"), "rx",
+			       "workers: port %u's driver ('%s') does not work in secondary "
+			       "processes: let the I/O lcore receive (rx = io)", i, pc->device);
+		if (pc->rx_queues > 1)
+			report(p, loc_line(p, sect, "rx_queues"), "rx_queues",
+			       "%u, but with rx = workers the pipeline's first worker polls one "
+			       "queue of each port", pc->rx_queues);
 	}
 	if (c->nb_workers > 0 && fwd == 0 && p->errors == 0)
 		report(p, 0, "stages", "no worker runs the 'fwd' stage: nothing would route "
@@ -830,9 +853,9 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 	if (c->rules[0] != '\0')
 		fprintf(out, "rules = %s\n", c->rules);
 	fprintf(out, "default_action = %s\nflow_capacity = %u\nflow_timeout_ms = %u\n"
-		"flow_full = %s\ntx = %s\n", c->default_drop ? "drop" : "allow", c->flow_capacity,
-		c->flow_timeout_ms, c->flow_full_pass ? "pass" : "drop",
-		c->tx_workers ? "workers" : "io");
+		"flow_full = %s\ntx = %s\nrx = %s\n", c->default_drop ? "drop" : "allow",
+		c->flow_capacity, c->flow_timeout_ms, c->flow_full_pass ? "pass" : "drop",
+		c->tx_workers ? "workers" : "io", c->rx_workers ? "workers" : "io");
 	if (c->mirror_port != MPE_PORT_NONE)
 		fprintf(out, "mirror_port = %u\n", c->mirror_port);
 	for (i = 0; i < c->nb_ports; i++) {

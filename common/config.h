@@ -93,6 +93,7 @@ struct mpe_conf {
 	uint32_t flow_full_pass;    /* 1: a packet that finds the flow table full goes on */
 	uint16_t mirror_port;	    /* MPE_PORT_NONE, or where copies of mirror rules' hits go */
 	uint32_t tx_workers;	    /* 1: workers transmit on queues of their own (tx = workers) */
+	uint32_t rx_workers;	    /* 1: a pipeline's first worker polls the ports (rx = workers) */
 	uint16_t nb_ports;
 	uint16_t nb_workers;
 	struct mpe_port_conf ports[MPE_MAX_PORTS];
@@ -110,6 +111,27 @@ mpe_config_worker_transmits(const struct mpe_conf *c, unsigned int id)
 	if (!c->tx_workers)
 		return 0;
 	return c->shape == MPE_SHAPE_DISTRIBUTOR || id + 1 == c->nb_workers;
+}
+
+/* 1 when worker @id polls the receiving ports itself (rss: its own queue of each; a
+ * pipeline with rx = workers: its first worker, queue 0 of each), 0 when its packets come
+ * over a ring. */
+static inline int
+mpe_config_worker_receives(const struct mpe_conf *c, unsigned int id)
+{
+	if (c->shape == MPE_SHAPE_RSS)
+		return 1;
+	return c->shape == MPE_SHAPE_PIPELINE && c->rx_workers && id == 0;
+}
+
+/* 1 when the primary runs its I/O lcore: it polls the ports for a worker, or transmits for
+ * one. */
+static inline int
+mpe_config_io_used(const struct mpe_conf *c)
+{
+	if (c->shape == MPE_SHAPE_RSS)
+		return 0;
+	return !(c->shape == MPE_SHAPE_PIPELINE && c->rx_workers && c->tx_workers);
 }
 
 /* 1 when the engine sends packets out of port @i: some receiving port has it as peer, or it

@@ -40,19 +40,17 @@ mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
 	unsigned int i;
 
 	memset(t, 0, sizeof(*t));
+	/* workers that poll the ports count what they received, those that transmit
+	 * themselves what they sent; the I/O lcore counts the rest on its ports */
 	for (i = 0; i < conf->nb_workers; i++) {
 		const struct mpe_counters *c = MPE_SHM_WORKER_CNT(shm, i);
 
-		if (conf->shape == MPE_SHAPE_RSS) {
+		if (mpe_config_worker_receives(conf, i))
 			t->in += c->rx;
+		if (mpe_config_worker_transmits(conf, i))
 			t->out += c->tx;
-		}
 		add_drops(t, c);
 	}
-	/* workers that transmit themselves count what they sent */
-	for (i = 0; conf->shape != MPE_SHAPE_RSS && i < conf->nb_workers; i++)
-		if (mpe_config_worker_transmits(conf, i))
-			t->out += MPE_SHM_WORKER_CNT(shm, i)->tx;
 	if (conf->shape != MPE_SHAPE_RSS) {
 		for (i = 0; i < conf->nb_ports; i++) {
 			t->in += shm->io.port[i].rx;
@@ -186,13 +184,17 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 		conf->nb_workers);
 	for (i = 0; i < conf->nb_ports; i++) {
 		snprintf(what, sizeof(what), "port %u (%s)", i, conf->ports[i].device);
-		if (conf->shape != MPE_SHAPE_RSS)
+		if (mpe_config_io_used(conf))
 			print_counters(out, what, &shm->io.port[i], shm->tsc_hz);
 		else
 			fprintf(out, "  %s\n", what);
 	}
 	if (conf->shape != MPE_SHAPE_RSS) {
-		snprintf(what, sizeof(what), "io (lcore %u)", conf->io_lcore);
+		/* with no I/O lcore, what shutdown found in the rings is still counted here */
+		if (mpe_config_io_used(conf))
+			snprintf(what, sizeof(what), "io (lcore %u)", conf->io_lcore);
+		else
+			snprintf(what, sizeof(what), "rings (no I/O lcore)");
 		print_counters(out, what, &shm->io.io, shm->tsc_hz);
 	}
 	for (i = 0; i < conf->nb_workers; i++) {

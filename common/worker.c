@@ -77,7 +77,9 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 
 	switch (conf->shape) {
 	case MPE_SHAPE_PIPELINE:
-		rc = lookup_ring(&w->in, id == 0 ? MPE_END_IO : (int)id - 1, (int)id, err, err_size);
+		rc = mpe_config_worker_receives(conf, id) ? 0 :
+			lookup_ring(&w->in, id == 0 ? MPE_END_IO : (int)id - 1, (int)id, err,
+				    err_size);
 		if (rc == 0 && !mpe_config_worker_transmits(conf, id))
 			rc = lookup_ring(&w->out, (int)id,
 					 id + 1 == conf->nb_workers ? MPE_END_IO : (int)id + 1, err,
@@ -91,15 +93,19 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 			rc = lookup_ring(&w->out, (int)id, MPE_END_IO, err, err_size);
 		break;
 	default:
-		w->rss = 1;
-		for (i = 0; i < conf->nb_ports; i++)
-			if (conf->ports[i].rx)
-				w->rx_ports[w->nb_rx_ports++] = (uint16_t)i;
 		rc = 0;
 		break;
 	}
 	if (rc < 0)
 		return rc;
+	if (mpe_config_worker_receives(conf, id)) {
+		/* rss: queue @id of every port; a pipeline's first worker: the one queue */
+		w->ports_in = 1;
+		w->rx_queue = conf->shape == MPE_SHAPE_RSS ? (uint16_t)id : 0;
+		for (i = 0; i < conf->nb_ports; i++)
+			if (conf->ports[i].rx)
+				w->rx_ports[w->nb_rx_ports++] = (uint16_t)i;
+	}
 	if (mpe_config_worker_transmits(conf, id)) {
 		w->queue = (uint16_t)id;
 		w->mirror = conf->mirror_port != MPE_PORT_NONE;
@@ -283,38 +289,14 @@ transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 		rte_pktmbuf_free_bulk(h->work + kept, n - kept); /* counted by run_stages */
 }
 
-/* Ring shape: one burst from the input ring to the output ring, with the hand in shared
- * memory kept exact at every step (see enum mpe_hand_phase). */
-static inline uint16_t
-burst_rings(struct mpe_worker *w)
+/* A worker with an output ring: the survivors of work[0..n) go into it, the hand's
+ * prod_mark saying which have gone; then what did not fit and the dropped are freed. */
+static inline void
+enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
-	uint16_t n, kept, sent, i;
-	uint32_t bytes = 0;
-
-	/* phase is DEQ and cons_mark is the input's cons.tail: only this dequeue moves it */
-	n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)h->pkts, w->burst, NULL);
-	if (n == 0)
-		return 0;
-	h->n = n;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_PROC;
-	rte_compiler_barrier();
-	memcpy(h->work, h->pkts, n * sizeof(h->work[0]));
-	for (i = 0; i < n; i++)
-		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
-	cnt->rx += n;
-	cnt->rx_bytes += bytes;
-	cnt->bursts++;
-	kept = run_stages(w, h->work, n);
-	if (w->out == NULL) {
-		transmit_burst(w, n, kept);
-		h->cons_mark = w->in->cons.tail;
-		rte_compiler_barrier();
-		h->phase = MPE_HAND_DEQ;
-		return n;
-	}
+	uint16_t sent;
 
 	h->kept = kept;
 	h->prod_mark = w->out->prod.tail;
@@ -334,6 +316,37 @@ burst_rings(struct mpe_worker *w)
 	free_bulk(h->work + sent, kept - sent, cnt, MPE_DROP_RING_FULL);
 	if (n > kept)
 		rte_pktmbuf_free_bulk(h->work + kept, n - kept); /* counted by run_stages */
+}
+
+/* Ring shape: one burst from the input ring to the output ring, with the hand in shared
+ * memory kept exact at every step (see enum mpe_hand_phase). */
+static inline uint16_t
+burst_rings(struct mpe_worker *w)
+{
+	struct mpe_worker_hand *h = &w->slot->hand;
+	struct mpe_counters *cnt = w->cnt;
+	uint16_t n, kept, i;
+	uint32_t bytes = 0;
+
+	/* phase is DEQ and cons_mark is the input's cons.tail: only this dequeue moves it */
+	n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)h->pkts, w->burst, NULL);
+	if (n == 0)
+		return 0;
+	h->n = n;
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_PROC;
+	rte_compiler_barrier();
+	memcpy(h->work, h->pkts, n * sizeof(h->work[0]));
+	for (i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
+	cnt->rx += n;
+	cnt->rx_bytes += bytes;
+	cnt->bursts++;
+	kept = run_stages(w, h->work, n);
+	if (w->out == NULL)
+		transmit_burst(w, n, kept);
+	else
+		enqueue_burst(w, n, kept);
 	h->cons_mark = w->in->cons.tail;
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_DEQ;
@@ -422,7 +435,8 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
-/* rss shape: one burst from this worker's queue of the next port that has packets. A worker
+/* A worker polling the ports (rss; a pipeline's first worker with rx = workers): one burst
+ * from its queue of the next port that has packets, transmitted or put into its output ring. A worker
  * that dies inside a device call leaves the fate of its burst unknown (the summary shows it as
  * unaccounted); anywhere else the primary reclaims what it held. */
 static inline uint16_t
@@ -445,7 +459,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	for (k = 0, i = *next; k < w->nb_rx_ports && n == 0; k++) {
 		uint16_t p = w->rx_ports[i];
 
-		n = rte_eth_rx_burst(conf->ports[p].port_id, w->queue, h->pkts, w->burst);
+		n = rte_eth_rx_burst(conf->ports[p].port_id, w->rx_queue, h->pkts, w->burst);
 		if (++i == w->nb_rx_ports)
 			i = 0;
 		if (n > 0) {
@@ -466,13 +480,16 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	rte_compiler_barrier();
 	memcpy(h->work, h->pkts, n * sizeof(h->work[0]));
 	kept = run_stages(w, h->work, n);
-	transmit_burst(w, n, kept);
+	if (w->out == NULL)
+		transmit_burst(w, n, kept);
+	else
+		enqueue_burst(w, n, kept);
 	return n;
 }
 
-/* The loop, specialised by the constant @rss. */
+/* The loop, specialised by the constant @ports_in. */
 static __rte_always_inline void
-worker_loop(struct mpe_worker *w, const int rss)
+worker_loop(struct mpe_worker *w, const int ports_in)
 {
 	struct mpe_worker_slot *slot = w->slot;
 	struct mpe_counters *cnt = w->cnt;
@@ -480,7 +497,7 @@ worker_loop(struct mpe_worker *w, const int rss)
 	uint64_t now = 0;
 	int busy = 0;
 
-	if (!rss) {
+	if (!ports_in) {
 		slot->hand.cons_mark = w->in->cons.tail;
 		rte_compiler_barrier();
 		slot->hand.phase = MPE_HAND_DEQ;
@@ -498,7 +515,7 @@ worker_loop(struct mpe_worker *w, const int rss)
 		/* also set by a wait for room inside the burst */
 		if (unlikely(w->primary_gone == PRIMARY_GONE))
 			break;
-		n = rss ? burst_ports(w, &next_port) : burst_rings(w);
+		n = ports_in ? burst_ports(w, &next_port) : burst_rings(w);
 		busy = n > 0;
 		if (busy) {
 			uint64_t end = rte_rdtsc();
@@ -540,12 +557,12 @@ mpe_worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(w->shm->qsbr, w->id);
 	st->state = MPE_WORKER_RUNNING;
 	MPE_LOG(INFO, worker, "worker %u: running on lcore %u (%s)", w->id, st->lcore,
-		w->rss ? "port queues" : "rings");
+		w->ports_in ? "port queues" : "rings");
 	MPE_LOG(DEBUG, worker, "worker %u: burst %u, %u stages, input %s, output %s, "
 		"backpressure %s", w->id, w->burst, w->nb_stages,
-		w->rss ? "port queues" : w->in->name, w->rss ? "port queues" : w->out->name,
-		w->backpressure ? "on" : "off");
-	if (w->rss)
+		w->ports_in ? "port queues" : w->in->name,
+		w->out == NULL ? "port queues" : w->out->name, w->backpressure ? "on" : "off");
+	if (w->ports_in)
 		loop_ports(w);
 	else
 		loop_rings(w);

@@ -20,15 +20,17 @@ struct mpe_worker {
 	unsigned int id;
 	uint16_t burst;
 	uint8_t backpressure;
-	uint8_t rss; /* 1: poll ports directly (shape rss), 0: rings */
+	uint8_t ports_in; /* 1: polls the ports (rss; a pipeline's first worker with rx =
+			   * workers), 0: takes packets from a ring */
 	uint8_t yield_idle; /* the CPU is shared with another poller: yield when idle */
 	struct rte_ring *in;
 	struct rte_ring *out;
-	uint16_t queue; /* rss: the queue this worker owns on every port */
-	uint8_t mirror;	/* rss: a mirror port is configured */
-	struct rte_mempool *pool; /* rss: where mirror copies come from */
+	uint16_t queue;	   /* transmitting: the TX queue this worker owns on every port */
+	uint16_t rx_queue; /* ports_in: the RX queue this worker polls on every port */
+	uint8_t mirror;	/* transmitting: a mirror port is configured */
+	struct rte_mempool *pool; /* transmitting: where mirror copies come from */
 	uint16_t nb_rx_ports;
-	uint16_t rx_ports[MPE_MAX_PORTS]; /* rss: configured indices of ports polled */
+	uint16_t rx_ports[MPE_MAX_PORTS]; /* ports_in: configured indices of ports polled */
 	uint8_t nb_stages;
 	const struct mpe_stage_ops *ops[MPE_MAX_STAGES];
 	struct mpe_stage_ctx sctx[MPE_MAX_STAGES];

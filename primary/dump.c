@@ -72,7 +72,7 @@ dump_engine(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
 		"workers %u, ports %u, io lcore %d, burst %u, ring size %u, mbufs %u, "
 		"backpressure %s\n",
 		conf->nb_workers, conf->nb_ports,
-		conf->shape == MPE_SHAPE_RSS ? -1 : (int)conf->io_lcore, conf->burst,
+		mpe_config_io_used(conf) ? (int)conf->io_lcore : -1, conf->burst,
 		conf->ring_size, conf->mbufs, conf->backpressure ? "on" : "off");
 	fprintf(f, "lcores:");
 	for (i = 0; i < conf->nb_workers; i++)
@@ -181,7 +181,7 @@ dump_workers(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
 	section(f, "workers");
 	for (i = 0; i < shm->conf.nb_workers && i < MPE_MAX_WORKERS; i++)
 		dump_worker(f, p, shm, i);
-	if (shm->conf.shape != MPE_SHAPE_RSS) {
+	if (mpe_config_io_used(&shm->conf)) {
 		fprintf(f, "io lcore %u: pending %u, running %u\n", shm->conf.io_lcore,
 			shm->io.pending, shm->io.running);
 		counters(f, "  ", &shm->io.io);
@@ -202,7 +202,7 @@ dump_ports(FILE *f, const struct mpe_shared *shm)
 
 		fprintf(f, "port %u (%s): ethdev %u, peer %u, rx queues %u, tx queues %u", i,
 			pc->device, pc->port_id, pc->peer, pc->rx_queues, pc->nb_txq);
-		if (conf->shape != MPE_SHAPE_RSS)
+		if (mpe_config_io_used(conf))
 			fprintf(f, ", engine rx %" PRIu64 " tx %" PRIu64, shm->io.port[i].rx,
 				shm->io.port[i].tx);
 		fprintf(f, "\n");

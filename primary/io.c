@@ -120,9 +120,10 @@ io_init(struct io *io, struct mpe_primary *p)
 	for (i = 0; i < MPE_MAX_WORKERS; i++)
 		io->in_ctl[i] = &p->shm->workers[i].ctl;
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
-		io->nb_in = 1;
+		/* rx = workers: the first worker polls the ports, this loop only transmits */
+		io->nb_in = !mpe_config_worker_receives(conf, 0);
 		io->nb_out = !conf->tx_workers;
-		if (lookup(&io->in[0], MPE_END_IO, 0) < 0 ||
+		if ((io->nb_in && lookup(&io->in[0], MPE_END_IO, 0) < 0) ||
 		    (io->nb_out && lookup(&io->out[0], conf->nb_workers - 1, MPE_END_IO) < 0))
 			return -ENOENT;
 	} else {
@@ -343,7 +344,7 @@ mpe_io_main(void *arg)
 		uint32_t left = flush_all_pending(io), moved = 0, got = 0;
 		unsigned int q;
 
-		if (left == 0 && io->shm->run_state == MPE_RUN_ACTIVE &&
+		if (io->nb_in > 0 && left == 0 && io->shm->run_state == MPE_RUN_ACTIVE &&
 		    (io->backpressure || rings_have_room(io))) {
 			for (i = 0; i < conf->nb_ports; i++) {
 				if (!conf->ports[i].rx)

@@ -202,6 +202,8 @@ create_rings(struct mpe_primary *p)
 		for (i = 0; i <= conf->nb_workers; i++) {
 			if (i == conf->nb_workers && mpe_config_worker_transmits(conf, i - 1))
 				break; /* the last worker transmits itself */
+			if (i == 0 && mpe_config_worker_receives(conf, 0))
+				continue; /* the first worker receives itself */
 			ends[n][0] = i == 0 ? MPE_END_IO : (int)i - 1;
 			ends[n][1] = i == conf->nb_workers ? MPE_END_IO : (int)i;
 			n++;
@@ -275,7 +277,7 @@ mark_shared_cpus(struct mpe_primary *p)
 	const struct mpe_conf *conf = &p->shm->conf;
 	cpu_set_t io_cpus, both;
 	unsigned int i, j;
-	int io = conf->shape != MPE_SHAPE_RSS;
+	int io = mpe_config_io_used(conf);
 
 	CPU_ZERO(&io_cpus);
 	if (io)
@@ -504,7 +506,9 @@ teardown(struct mpe_primary *p, int workers_started)
 	if (p->shm != NULL) {
 		const struct mpe_conf *conf = &p->shm->conf;
 
-		if (p->io_launched && p->shm->run_state == MPE_RUN_ACTIVE)
+		/* a pipeline whose first worker receives drains its rings with no I/O lcore */
+		if ((p->io_launched || (conf->shape == MPE_SHAPE_PIPELINE && workers_started)) &&
+		    p->shm->run_state == MPE_RUN_ACTIVE)
 			drain(p);
 		if (workers_started)
 			mpe_launch_stop_all(p, STOP_TIMEOUT_MS);
@@ -619,7 +623,7 @@ main(int argc, char **argv)
 		MPE_BUILD_ID, mpe_launch_model, mpe_config_shape_name(conf->shape),
 		conf->nb_workers, o.config);
 	rc = 0;
-	if (conf->shape != MPE_SHAPE_RSS &&
+	if (mpe_config_io_used(conf) &&
 	    (!rte_lcore_is_enabled(conf->io_lcore) || conf->io_lcore == rte_get_main_lcore())) {
 		MPE_LOG(ERR, engine, "io_lcore %u is %s: enable it with -l/--lcores and keep it off "
 			"the main lcore", conf->io_lcore,
@@ -651,7 +655,7 @@ main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = wait_ready(p);
-	if (rc == 0 && conf->shape != MPE_SHAPE_RSS) {
+	if (rc == 0 && mpe_config_io_used(conf)) {
 		rc = rte_eal_remote_launch(mpe_io_main, p, conf->io_lcore);
 		if (rc == 0)
 			p->io_launched = 1;

@@ -44,12 +44,14 @@ port_init(struct mpe_primary *p, unsigned int idx)
 			strerror(-rc));
 		return rc;
 	}
-	if (conf->shape == MPE_SHAPE_RSS &&
+	if ((conf->shape == MPE_SHAPE_RSS || (pc->rx && mpe_config_worker_receives(conf, 0))) &&
 	    (strcmp(info.driver_name, "net_pcap") == 0 ||
 	     strcmp(info.driver_name, "net_af_packet") == 0)) {
 		MPE_LOG(ERR, port, "port %u (%s): driver %s cannot be polled from worker "
-			"processes: shape rss is not possible, use distributor or pipeline", idx,
-			pc->device, info.driver_name);
+			"processes: %s", idx, pc->device, info.driver_name,
+			conf->shape == MPE_SHAPE_RSS ? "shape rss is not possible, use distributor or "
+			"pipeline" : "rx = workers is not possible, let the I/O lcore receive "
+			"(rx = io)");
 		return -ENOTSUP;
 	}
 	if (pc->rx_queues > info.max_rx_queues || nb_txq > info.max_tx_queues) {

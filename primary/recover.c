@@ -15,8 +15,8 @@
 #include "names.h"
 #include "primary.h"
 
-/* The worker's input and output rings (none in the rss shape; no output ring when the
- * worker transmits itself). */
+/* The worker's input and output rings (none in the rss shape; no input ring when the worker
+ * polls the ports itself, no output ring when it transmits itself). */
 static int
 worker_rings(const struct mpe_conf *conf, unsigned int id, struct rte_ring **in,
 	     struct rte_ring **out)
@@ -30,11 +30,13 @@ worker_rings(const struct mpe_conf *conf, unsigned int id, struct rte_ring **in,
 	to = conf->shape == MPE_SHAPE_PIPELINE && id + 1 < conf->nb_workers ? (int)id + 1 :
 									     MPE_END_IO;
 	mpe_names_ring(name, sizeof(name), from, (int)id);
-	*in = rte_ring_lookup(name);
+	*in = mpe_config_worker_receives(conf, id) ? NULL : rte_ring_lookup(name);
 	mpe_names_ring(name, sizeof(name), (int)id, to);
 	*out = mpe_config_worker_transmits(conf, id) ? NULL : rte_ring_lookup(name);
-	return *in != NULL && (*out != NULL || mpe_config_worker_transmits(conf, id)) ? 0 :
-									    -ENOENT;
+	if ((*in == NULL && !mpe_config_worker_receives(conf, id)) ||
+	    (*out == NULL && !mpe_config_worker_transmits(conf, id)))
+		return -ENOENT;
+	return 0;
 }
 
 /* A consumer that died between moving head and tail: its dequeue never happened. */
@@ -103,6 +105,8 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 		h->kept);
 	switch (h->phase) {
 	case MPE_HAND_DEQ:
+		if (in == NULL)
+			break; /* a worker polling the ports never dequeues */
 		rollback_cons(in);
 		taken = in->cons.tail - h->cons_mark;
 		if (taken > MPE_MAX_BURST) {
@@ -166,7 +170,7 @@ mpe_recover_drain_input(struct mpe_primary *p, unsigned int id)
 	struct rte_mbuf *pkts[64];
 	unsigned int n, total = 0;
 
-	if (worker_rings(&p->shm->conf, id, &in, &out) < 0)
+	if (worker_rings(&p->shm->conf, id, &in, &out) < 0 || in == NULL)
 		return 0;
 	while ((n = rte_ring_sc_dequeue_burst(in, (void **)pkts, RTE_DIM(pkts), NULL)) > 0) {
 		rte_pktmbuf_free_bulk(pkts, n);

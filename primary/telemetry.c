@@ -127,7 +127,7 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "shape", mpe_config_shape_name(conf->shape));
 	rte_tel_data_add_dict_u64(d, "workers", conf->nb_workers);
 	rte_tel_data_add_dict_int(d, "io_lcore",
-				  conf->shape == MPE_SHAPE_RSS ? -1 : (int)conf->io_lcore);
+				  mpe_config_io_used(conf) ? (int)conf->io_lcore : -1);
 	lcores = rte_tel_data_alloc();
 	if (lcores == NULL)
 		return -ENOMEM;
@@ -163,8 +163,8 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rc = add_drops(d, t.drops);
 	if (rc < 0)
 		return rc;
-	/* in the rss shape the workers poll the ports: no per-port counters exist */
-	if (conf->shape == MPE_SHAPE_RSS)
+	/* with no I/O lcore the workers poll the ports: no per-port counters exist */
+	if (!mpe_config_io_used(conf))
 		return 0;
 	ports = new_dict();
 	if (ports == NULL)
