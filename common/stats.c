@@ -196,6 +196,9 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 		else
 			snprintf(what, sizeof(what), "rings (no I/O lcore)");
 		print_counters(out, what, &shm->io.io, shm->tsc_hz);
+		if (shm->io.yields_fill != 0)
+			fprintf(out, "    gave its CPU %" PRIu64 " times to a worker on it whose input "
+				"ring was half full\n", shm->io.yields_fill);
 	}
 	for (i = 0; i < conf->nb_workers; i++) {
 		const struct mpe_worker_slot *slot = &shm->workers[i];

@@ -182,8 +182,9 @@ dump_workers(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
 	for (i = 0; i < shm->conf.nb_workers && i < MPE_MAX_WORKERS; i++)
 		dump_worker(f, p, shm, i);
 	if (mpe_config_io_used(&shm->conf)) {
-		fprintf(f, "io lcore %u: pending %u, running %u\n", shm->conf.io_lcore,
-			shm->io.pending, shm->io.running);
+		fprintf(f, "io lcore %u: pending %u, running %u, yields to a worker on its CPU %"
+			PRIu64 "\n", shm->conf.io_lcore, shm->io.pending, shm->io.running,
+			shm->io.yields_fill);
 		counters(f, "  ", &shm->io.io);
 	}
 }

@@ -53,6 +53,11 @@ struct io {
 	struct rte_mempool *pool; /* for mirror copies */
 	uint16_t mirror;	  /* conf.mirror_port, or MPE_PORT_NONE */
 	uint8_t yield_idle;	  /* shares its CPU with a worker: yield when idle */
+	/* input rings of the workers on this lcore's CPU, and how full one may get before
+	 * this lcore yields the CPU to its consumer */
+	uint16_t nb_share;
+	uint32_t share_fill;
+	struct rte_ring *share[MPE_MAX_WORKERS];
 };
 
 static int
@@ -137,6 +142,22 @@ io_init(struct io *io, struct mpe_primary *p)
 		for (i = 0; i < RETA_SIZE; i++)
 			io->reta[i] = (uint8_t)(i % conf->nb_workers);
 	}
+	/* A worker on this CPU runs only when this loop gives the CPU away: yield when its
+	 * input ring is half full, so that it drains a good share at a time */
+	io->share_fill = RTE_MAX(conf->ring_size / 2, (uint32_t)io->burst);
+	for (i = 0; i < conf->nb_workers; i++) {
+		struct rte_ring *r = NULL;
+
+		if (!p->io_shares[i] || mpe_config_worker_receives(conf, i))
+			continue;
+		if (conf->shape == MPE_SHAPE_PIPELINE) {
+			if (lookup(&r, i == 0 ? MPE_END_IO : (int)i - 1, (int)i) < 0)
+				return -ENOENT;
+		} else {
+			r = io->in[i];
+		}
+		io->share[io->nb_share++] = r;
+	}
 	for (i = 0; i < conf->nb_ports; i++) {
 		struct tx_port *tp = &io->tx[i];
 
@@ -201,6 +222,18 @@ flush_all_pending(struct io *io)
 		left += io->nb_pend[w];
 	}
 	return left;
+}
+
+/* Whether a worker sharing this CPU has enough waiting to be given the CPU. */
+static inline int
+share_waiting(const struct io *io)
+{
+	unsigned int k;
+
+	for (k = 0; k < io->nb_share; k++)
+		if (rte_ring_count(io->share[k]) >= io->share_fill)
+			return 1;
+	return 0;
 }
 
 /* Drop mode: whether a packet received now has anywhere to go. When every worker's input
@@ -370,6 +403,11 @@ mpe_io_main(void *arg)
 			io->st->io.cycles += rte_rdtsc() - t0;
 		} else if (got == 0 && unlikely(io->yield_idle)) {
 			sched_yield(); /* a worker on this CPU may have packets to move */
+			continue;
+		}
+		if (unlikely(io->nb_share > 0) && share_waiting(io)) {
+			io->st->yields_fill++;
+			sched_yield(); /* a worker on this CPU has a good share of a ring to do */
 		}
 	}
 	/* Final: what the workers left in the output rings still goes out. */

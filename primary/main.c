@@ -293,8 +293,10 @@ mark_shared_cpus(struct mpe_primary *p)
 		}
 		p->shm->workers[i].ctl.yield_idle = (uint32_t)shared;
 		CPU_AND(&both, &p->cpus[i], &io_cpus);
-		if (io && CPU_COUNT(&both) > 0)
+		if (io && CPU_COUNT(&both) > 0) {
 			p->io_yield_idle = 1;
+			p->io_shares[i] = 1;
+		}
 		if (shared)
 			MPE_LOG(NOTICE, engine, "worker %u: lcore %u shares its CPU with another "
 				"polling lcore: it yields the CPU when a poll finds nothing", i,
@@ -302,7 +304,8 @@ mark_shared_cpus(struct mpe_primary *p)
 	}
 	if (p->io_yield_idle)
 		MPE_LOG(NOTICE, engine, "I/O lcore %u shares its CPU with a worker: it yields the "
-			"CPU when a loop moves nothing", conf->io_lcore);
+			"CPU when a loop moves nothing, or when that worker's input ring fills",
+			conf->io_lcore);
 }
 
 /* NIC-bound hosts isolate the CPUs their polling lcores run on; say so when they do not. */

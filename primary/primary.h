@@ -23,6 +23,7 @@ struct mpe_primary {
 	unsigned int nb_rings;
 	int ports_started;
 	int io_yield_idle; /* the I/O lcore shares its CPU with a worker */
+	uint8_t io_shares[MPE_MAX_WORKERS]; /* worker i's lcore runs on the I/O lcore's CPU */
 	int pdump; /* rte_pdump_init() done: dpdk-dumpcap may capture */
 	int io_launched;
 
