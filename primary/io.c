@@ -132,7 +132,9 @@ io_init(struct io *io, struct mpe_primary *p)
 		    (io->nb_out && lookup(&io->out[0], conf->nb_workers - 1, MPE_END_IO) < 0))
 			return -ENOENT;
 	} else {
-		io->distribute = 1;
+		/* one worker gets every packet: no flow hash to spread them by (parse makes
+		 * its own from the decoded key) */
+		io->distribute = conf->nb_workers > 1;
 		io->nb_in = conf->nb_workers;
 		io->nb_out = conf->tx_workers ? 0 : conf->nb_workers;
 		for (i = 0; i < conf->nb_workers; i++)
