@@ -223,7 +223,9 @@ free_bulk(struct rte_mbuf **pkts, uint16_t n, struct mpe_counters *cnt, enum mpe
 }
 
 /* Run every stage over the burst, timing each; survivors end up first in @pkts, the
- * dropped behind them. Returns the survivors. */
+ * dropped behind them. Returns the survivors. The worker's own verdict drop count moves
+ * when the burst leaves PROC (transmit_burst, enqueue_burst): a worker dying in PROC has
+ * the whole burst counted by its recovery, and only then. */
 static inline uint16_t
 run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -243,7 +245,6 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		sc->tx += kept;
 		sc->bursts++;
 		sc->drops[MPE_DROP_VERDICT] += n - kept;
-		w->cnt->drops[MPE_DROP_VERDICT] += n - kept;
 		n = kept;
 	}
 	return n;
@@ -279,6 +280,8 @@ transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	h->done = 0;
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_TX;
+	rte_compiler_barrier();
+	w->cnt->drops[MPE_DROP_VERDICT] += n - kept;
 	if (w->mirror)
 		mirror_ports(w, h->work, kept);
 	send_ports(w, h->work, kept);
@@ -303,6 +306,7 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_ENQ;
 	rte_compiler_barrier();
+	cnt->drops[MPE_DROP_VERDICT] += n - kept;
 	sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work, kept, NULL);
 	while (unlikely(sent < kept) && keep_waiting(w)) {
 		rte_pause();
@@ -436,16 +440,16 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 }
 
 /* A worker polling the ports (rss; a pipeline's first worker with rx = workers): one burst
- * from its queue of the next port that has packets, transmitted or put into its output ring. A worker
- * that dies inside a device call leaves the fate of its burst unknown (the summary shows it as
- * unaccounted); anywhere else the primary reclaims what it held. */
+ * from its queue of the next port that has packets, transmitted or put into its output ring.
+ * A worker that dies inside a device call leaves the fate of its burst unknown (the summary
+ * shows it as unaccounted); anywhere else the primary reclaims what it held. */
 static inline uint16_t
 burst_ports(struct mpe_worker *w, unsigned int *next)
 {
 	const struct mpe_conf *conf = &w->shm->conf;
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
-	uint16_t n = 0, kept, i;
+	uint16_t n = 0, kept, i, port = 0;
 	uint32_t bytes = 0;
 	unsigned int k;
 
@@ -457,27 +461,25 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	rte_compiler_barrier();
 	/* round robin over the ports from the one after the last that had packets */
 	for (k = 0, i = *next; k < w->nb_rx_ports && n == 0; k++) {
-		uint16_t p = w->rx_ports[i];
-
-		n = rte_eth_rx_burst(conf->ports[p].port_id, w->rx_queue, h->pkts, w->burst);
+		port = w->rx_ports[i];
+		n = rte_eth_rx_burst(conf->ports[port].port_id, w->rx_queue, h->pkts, w->burst);
 		if (++i == w->nb_rx_ports)
 			i = 0;
-		if (n > 0) {
-			*next = i;
-			mpe_meta_init_burst(h->pkts, n, w->shm->meta_offset, p);
-		}
 	}
 	if (n == 0)
 		return 0;
-	for (i = 0; i < n; i++)
-		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
+	/* the burst is in hand at once: a death from here on is recovered, not unknown */
 	cnt->rx += n;
-	cnt->rx_bytes += bytes;
-	cnt->bursts++;
 	h->n = n;
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_PROC;
 	rte_compiler_barrier();
+	*next = i;
+	mpe_meta_init_burst(h->pkts, n, w->shm->meta_offset, port);
+	for (i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
+	cnt->rx_bytes += bytes;
+	cnt->bursts++;
 	memcpy(h->work, h->pkts, n * sizeof(h->work[0]));
 	kept = run_stages(w, h->work, n);
 	if (w->out == NULL)

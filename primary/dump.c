@@ -110,7 +110,7 @@ dump_rings(FILE *f, const struct mpe_primary *p)
 		fprintf(f, "\n");
 	}
 	if (p->nb_rings == 0)
-		fprintf(f, "none (shape rss: workers poll the ports)\n");
+		fprintf(f, "none (the workers poll the ports and transmit)\n");
 }
 
 static void

@@ -58,6 +58,7 @@ struct io {
 	uint16_t nb_share;
 	uint32_t share_fill;
 	struct rte_ring *share[MPE_MAX_WORKERS];
+	uint16_t share_worker[MPE_MAX_WORKERS];
 };
 
 static int
@@ -146,7 +147,8 @@ io_init(struct io *io, struct mpe_primary *p)
 	}
 	/* A worker on this CPU runs only when this loop gives the CPU away: yield when its
 	 * input ring is half full, so that it drains a good share at a time */
-	io->share_fill = RTE_MAX(conf->ring_size / 2, (uint32_t)io->burst);
+	io->share_fill = RTE_MIN(RTE_MAX(conf->ring_size / 2, (uint32_t)io->burst),
+				 conf->ring_size - 1); /* what the ring holds at most */
 	for (i = 0; i < conf->nb_workers; i++) {
 		struct rte_ring *r = NULL;
 
@@ -158,6 +160,7 @@ io_init(struct io *io, struct mpe_primary *p)
 		} else {
 			r = io->in[i];
 		}
+		io->share_worker[io->nb_share] = (uint16_t)i;
 		io->share[io->nb_share++] = r;
 	}
 	for (i = 0; i < conf->nb_ports; i++) {
@@ -232,8 +235,10 @@ share_waiting(const struct io *io)
 {
 	unsigned int k;
 
+	/* a worker that is down fills its ring without being able to drain it */
 	for (k = 0; k < io->nb_share; k++)
-		if (rte_ring_count(io->share[k]) >= io->share_fill)
+		if (!io->in_ctl[io->share_worker[k]]->down &&
+		    rte_ring_count(io->share[k]) >= io->share_fill)
 			return 1;
 	return 0;
 }

@@ -61,26 +61,31 @@ free_range(struct rte_mbuf **pkts, uint32_t from, uint32_t to)
 		rte_pktmbuf_free_bulk(pkts + from, to - from);
 }
 
-/* rss shape: the worker polled its device queues itself. */
+/* A worker that polls or transmits on device queues itself. Past PROC, the packets its
+ * stages dropped (work[kept..n)) are already counted as verdict drops, only not yet freed:
+ * they are freed here and not counted again. */
 static uint32_t
 recover_ports(unsigned int id, struct mpe_worker_hand *h)
 {
 	uint32_t n = RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST);
+	uint32_t kept = RTE_MIN(h->kept, n);
 
 	switch (h->phase) {
 	case MPE_HAND_PROC:
 		free_range(h->pkts, 0, n);
 		return n;
 	case MPE_HAND_TX:
-		if (h->done > n)
+		if (h->done > kept)
 			return 0;
 		free_range(h->work, h->done, n);
-		return n - h->done;
+		return kept - h->done;
 	case MPE_HAND_DEV:
-		if (h->done < n && h->n != 0)
+		if (h->done < kept && h->n != 0)
 			MPE_LOG(WARNING, engine, "worker %u: died inside a device call holding up to "
 				"%u packets: their fate is unknown, the summary shows them as "
-				"unaccounted", id, n - h->done);
+				"unaccounted", id, kept - h->done);
+		if (h->done <= kept)
+			free_range(h->work, kept, n); /* never given to the device */
 		return 0;
 	default:
 		return 0;
@@ -136,8 +141,9 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 				"mbufs are left alone", id, sent, h->kept);
 			break;
 		}
+		/* work[kept..n): dropped by the stages, counted, not yet freed */
 		free_range(h->work, sent, h->n);
-		lost = h->n - sent;
+		lost = h->kept - sent;
 		break;
 	case MPE_HAND_FREE:
 		MPE_LOG(WARNING, engine, "worker %u: died while freeing dropped packets: up to "

@@ -747,7 +747,7 @@ static const struct {
 	const char *help; /* the library keeps RTE_TEL_MAX_STRING_LEN - 1 bytes */
 } commands[] = {
 	{"/mpe/info", cmd_info_locked,
-	 HELP("Engine: version, model, shape, workers, io_lcore (-1: rss), lcores, uptime_s, "
+	 HELP("Engine: version, model, shape, workers, io_lcore (-1: none), lcores, uptime_s, "
 	 "primary_pid. No parameters")},
 	{"/mpe/stats", cmd_stats_locked,
 	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx (ring shapes). No parameters")},

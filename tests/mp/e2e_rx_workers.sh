@@ -111,7 +111,11 @@ burn_cycles = 2000" | sed 's/^backpressure = on$/backpressure = off/
 	died=$(sed -n 's/^total:.* worker_died \([0-9]*\).*/\1/p' "$log")
 	check "packets lost in the dead worker's hands are counted (worker_died ${died:-0} = $reclaimed reclaimed)" \
 		[ "${died:-0}" = "$reclaimed" ]
-	check "every mbuf is back in the pool" grep -q "mempool: every mbuf back in the pool" "$log"
+	# a kill inside the driver's receive call loses what it had allocated
+	leaked=$(sed -n 's/.*mempool: \([0-9]*\) mbufs still in use at exit.*/\1/p' "$log")
+	check "every mbuf is back in the pool, but at most a burst per kill (${leaked:-0} lost)" \
+		cond 'grep -q "mempool: every mbuf back in the pool" "$log" ||
+		      [ "${leaked:-x}" -le $((kills * 32)) ]'
 fi
 assert_clean
 finish
