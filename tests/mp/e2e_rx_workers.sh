@@ -57,13 +57,7 @@ check "mpe-ringio got back as many packets as it sent" [ "$rcio" = 0 ]
 "$CLIENT" "$PREFIX" /mpe/stats > "$TMP/stats.json" 2> /dev/null || true
 check "/mpe/stats counts what worker 0 received as in ($(jget "$TMP/stats.json" 'v["in"]'))" \
 	[ "$(jget "$TMP/stats.json" 'v["in"]')" = "$PACKETS" ]
-rc=0
-stop_primary 30 || rc=$?
-check "primary stops on SIGINT and exits 0" [ "$rc" = 0 ]
-
-in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
-check "every packet counted in and out ($in in, $out out, $dropped dropped)" \
-	cond '[ "${in:-x}" = "$PACKETS" ] && [ "${out:-x}" = "$PACKETS" ] && [ "$dropped" = 0 ]'
+stop_counted "the engine"
 check "the same packets came out, per-flow order kept" "$PCAPCMP" -q "$TMP/in.pcap" "$TMP/out.pcap"
 busy=$(grep -cE "^  worker [0-9]+ .* rx $PACKETS tx $PACKETS" "$log" || true)
 check "every worker of the pipeline moved every packet ($busy of $WORKERS)" [ "$busy" = "$WORKERS" ]

@@ -186,6 +186,17 @@ ringio() {
 		> "$TMP/ringio.log" 2>&1
 }
 
+# stop_counted WHO: stops the primary, which must exit 0, and checks that its summary ($log)
+# counted exactly $PACKETS packets in and out and dropped none; WHO names the counter.
+stop_counted() {
+	local rc=0 in out dropped
+	stop_primary 30 || rc=$?
+	check "primary stops on SIGINT and exits 0" [ "$rc" = 0 ]
+	in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+	check "$1 counted every packet in and out ($in in, $out out, $dropped dropped)" \
+		cond '[ "${in:-x}" = "$PACKETS" ] && [ "${out:-x}" = "$PACKETS" ] && [ "$dropped" = 0 ]'
+}
+
 # pcap_count FILE: packets in a capture
 pcap_count() {
 	"$PCAPCMP" "$1" "$1" | sed -n 's/^packets: expected=\([0-9]*\).*/\1/p'
