@@ -41,7 +41,12 @@ struct mpe_pkt_priv {
 	uint8_t dir; /* flow stage: enum mpe_flow_dir of the packet within its flow */
 };
 
-#define MPE_PKT_PRIV_SIZE RTE_ALIGN_CEIL(sizeof(struct mpe_pkt_priv), RTE_MBUF_PRIV_ALIGN)
+/* Whole cache lines, so that a packet's data (after the headroom) starts on a line of its
+ * own: the headers of most frames are then one line, not the ends of two. */
+#define MPE_PKT_PRIV_SIZE RTE_ALIGN_CEIL(sizeof(struct mpe_pkt_priv), RTE_CACHE_LINE_SIZE)
+/* Where a received packet's data starts in an mbuf of the engine's pool (drivers receive at
+ * the default headroom): a cache line boundary. */
+#define MPE_PKT_DATA_OFFSET (sizeof(struct rte_mbuf) + MPE_PKT_PRIV_SIZE + RTE_PKTMBUF_HEADROOM)
 
 static inline struct mpe_pkt_priv *
 mpe_pkt_priv(struct rte_mbuf *m)

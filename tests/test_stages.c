@@ -510,10 +510,32 @@ test_flow_table_full(void)
 	}
 }
 
+/* The worker prefetches a queued packet's headers at MPE_PKT_DATA_OFFSET without reading the
+ * mbuf, and the parse stage reads them from one line, not the ends of two. */
+static void
+test_data_offset(void)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uintptr_t off;
+
+	if (!CHECK(m != NULL, "no mbuf"))
+		return;
+	off = (uintptr_t)rte_pktmbuf_mtod(m, char *) - (uintptr_t)m;
+	CHECK(off == MPE_PKT_DATA_OFFSET && off % RTE_CACHE_LINE_SIZE == 0 &&
+		      (uintptr_t)m % RTE_CACHE_LINE_SIZE == 0,
+	      "data at offset %zu of an mbuf at %p (want %zu, on a line)", (size_t)off,
+	      (void *)m, (size_t)MPE_PKT_DATA_OFFSET);
+	CHECK(rte_pktmbuf_priv_size(pool) >= sizeof(struct mpe_pkt_priv),
+	      "private area %u bytes", rte_pktmbuf_priv_size(pool));
+	rte_pktmbuf_free(m);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct test_case cases[] = {
+		{"pool: received data starts on a cache line, at MPE_PKT_DATA_OFFSET",
+		 test_data_offset},
 		{"parse: keeps the distributor's RX hash only where the decoded key is the one "
 		 "it hashed", test_parse_takes_rx_hash},
 		{"fwd: routes to the peer port and rewrites MACs where configured",
