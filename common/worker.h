@@ -23,6 +23,7 @@ struct mpe_worker {
 	uint8_t ports_in; /* 1: polls the ports (rss; a pipeline's first worker with rx =
 			   * workers), 0: takes packets from a ring */
 	uint8_t yield_idle; /* the CPU is shared with another poller: yield when idle */
+	uint8_t ahead_data; /* a stage reads the headers: prefetch them with the next burst */
 	struct rte_ring *in;
 	struct rte_ring *out;
 	uint16_t queue;	   /* transmitting: the TX queue this worker owns on every port */
