@@ -51,10 +51,18 @@ mz_name(char *buf, size_t size, const char *name)
 	return 0;
 }
 
+/* As many cache entries as flows (a power of two), at most MPE_FLOW_CACHE_MAX. */
+static uint32_t
+cache_entries(uint32_t capacity)
+{
+	return RTE_MIN(rte_align32pow2(capacity), MPE_FLOW_CACHE_MAX);
+}
+
 static size_t
 table_size(uint32_t capacity)
 {
-	return sizeof(struct mpe_flow_table) + (size_t)capacity * sizeof(struct mpe_flow);
+	return sizeof(struct mpe_flow_table) + (size_t)capacity * sizeof(struct mpe_flow) +
+	       (size_t)cache_entries(capacity) * sizeof(uint64_t);
 }
 
 struct mpe_flow_table *
@@ -112,6 +120,8 @@ mpe_flow_table_create(const char *name, uint32_t capacity, uint64_t idle_timeout
 	t->version = MPE_FLOW_TABLE_VERSION;
 	t->flow_size = sizeof(struct mpe_flow);
 	t->capacity = capacity;
+	t->cache_mask = cache_entries(capacity) - 1;
+	t->cache = (uint64_t *)&t->flows[capacity];
 	t->idle_timeout_tsc = idle_timeout_tsc;
 	t->sweep_step_tsc = RTE_MAX(idle_timeout_tsc / 2 / capacity, (uint64_t)1);
 	t->hash = h;
@@ -145,6 +155,8 @@ mpe_flow_table_lookup(const char *name)
 	    __atomic_load_n(&t->magic, __ATOMIC_ACQUIRE) != MPE_FLOW_TABLE_MAGIC ||
 	    t->version != MPE_FLOW_TABLE_VERSION || t->flow_size != sizeof(struct mpe_flow) ||
 	    t->self != t || mz->len < table_size(t->capacity) ||
+	    t->cache != (const uint64_t *)&t->flows[t->capacity] ||
+	    t->cache_mask != cache_entries(t->capacity) - 1 ||
 	    strncmp(t->name, name, sizeof(t->name)) != 0) {
 		MPE_LOG(ERR, flow, "table %s: not a flow table of this layout", name);
 		rte_errno = EINVAL;
@@ -232,8 +244,36 @@ flow_init(struct mpe_flow *f, const struct mpe_flow_key *canon, uint32_t hash, u
 	__atomic_store_n(&f->state, MPE_FLOW_ACTIVE, __ATOMIC_RELEASE);
 }
 
-/* Up to BULK packets: one bulk lookup, then an add for each miss in packet order (a flow
- * new in this burst is added by its first packet and found by the add for the others). */
+static inline int
+key_equal(const struct mpe_flow_key *a, const struct mpe_flow_key *b)
+{
+	uint64_t x[5], y[5];
+
+	RTE_BUILD_BUG_ON(sizeof(*a) != sizeof(x));
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4])) == 0;
+}
+
+/* The position the cache gives for (@canon, @sig) if the flow there is that one, else -1. */
+static inline int32_t
+cache_check(const struct mpe_flow_table *t, uint64_t e, const struct mpe_flow_key *canon,
+	    uint32_t sig)
+{
+	const struct mpe_flow *f;
+	uint32_t p = (uint32_t)(e >> 32) - 1;
+
+	if ((uint32_t)e != sig || p >= t->capacity)
+		return -1;
+	f = &t->flows[p];
+	if (f->state != MPE_FLOW_ACTIVE || f->hash != sig || !key_equal(&f->key, canon))
+		return -1;
+	return (int32_t)p;
+}
+
+/* Up to BULK packets: the cache first, then one bulk lookup of the rest, then an add for
+ * each miss in packet order (a flow new in this burst is added by its first packet and found
+ * by the add for the others). */
 static inline uint32_t
 update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const uint32_t lens[],
 	     const uint8_t tcp_flags[], uint32_t n, uint64_t now, struct mpe_flow *out[],
@@ -241,25 +281,45 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 {
 	struct flow_hkey canon[BULK];
 	const void *kp[BULK];
-	hash_sig_t sig[BULK];
-	int32_t pos[BULK];
-	uint8_t rev[BULK];
-	uint32_t i, found = 0, inserted = 0;
+	hash_sig_t sig[BULK], msig[BULK];
+	int32_t pos[BULK], mpos[BULK];
+	uint64_t ce[BULK];
+	uint8_t rev[BULK], miss[BULK];
+	uint32_t i, nm = 0, found = 0, inserted = 0;
 	int changing = 0;
 
 	for (i = 0; i < n; i++) {
 		memset(canon[i].zero, 0, sizeof(canon[i].zero));
 		rev[i] = (uint8_t)mpe_flow_key_canon(keys[i], &canon[i].k);
 		sig[i] = hashes != NULL ? hashes[i] : mpe_flow_hash_canon(&canon[i].k);
-		kp[i] = &canon[i];
+		ce[i] = t->cache[sig[i] & t->cache_mask];
+		/* the flow's counters, and its key for the check */
+		if ((uint32_t)ce[i] == sig[i] && (uint32_t)(ce[i] >> 32) - 1 < t->capacity) {
+			const struct mpe_flow *f = &t->flows[(uint32_t)(ce[i] >> 32) - 1];
+
+			rte_prefetch0(f);
+			rte_prefetch0(&f->first_seen);
+		}
 	}
-	if (rte_hash_lookup_with_hash_bulk(t->hash, kp, sig, n, pos) < 0) {
-		for (i = 0; i < n; i++)
-			pos[i] = -ENOENT;
+	for (i = 0; i < n; i++) {
+		pos[i] = cache_check(t, ce[i], &canon[i].k, sig[i]);
+		if (pos[i] < 0) {
+			kp[nm] = &canon[i];
+			msig[nm] = sig[i];
+			miss[nm++] = (uint8_t)i;
+		}
 	}
-	for (i = 0; i < n; i++)
-		if (pos[i] >= 0 && (uint32_t)pos[i] < t->capacity)
-			rte_prefetch0(&t->flows[pos[i]]);
+	if (nm > 0) {
+		if (rte_hash_lookup_with_hash_bulk(t->hash, kp, msig, nm, mpos) < 0) {
+			for (i = 0; i < nm; i++)
+				mpos[i] = -ENOENT;
+		}
+		for (i = 0; i < nm; i++) {
+			pos[miss[i]] = mpos[i];
+			if (mpos[i] >= 0 && (uint32_t)mpos[i] < t->capacity)
+				rte_prefetch0(&t->flows[mpos[i]]);
+		}
+	}
 
 	for (i = 0; i < n; i++) {
 		struct mpe_flow *f;
@@ -286,6 +346,8 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 		} else {
 			f = &t->flows[p];
 		}
+		/* a hint for the flow's next packets (the latest flow of this hash wins) */
+		t->cache[sig[i] & t->cache_mask] = sig[i] | (uint64_t)(p + 1) << 32;
 		dir = rev[i] ^ f->fwd_from_dst;
 		if (dirs != NULL)
 			dirs[i] = (uint8_t)dir;
@@ -302,6 +364,7 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 		t->busy = 0;
 	}
 	t->stats.lookups += n;
+	t->stats.cache_hits += n - nm;
 	t->stats.inserted += inserted;
 	t->stats.active += inserted;
 	t->stats.table_full += n - found;

@@ -13,10 +13,19 @@
  *   | struct mpe_flow [capacity]   |  indexed by the key position the rte_hash returns;
  *   |                              |  the owning worker writes; others read
  *   +------------------------------+
+ *   | cache [cache_mask + 1]       |  the owning worker's hint of where recent flows are:
+ *   |                              |  (hash, position + 1) at hash & cache_mask
+ *   +------------------------------+
  *
  * Multi-process rule (DESIGN fact 2): every rte_hash call here is a *_with_hash variant fed
  * with mpe_flow_hash() computed by the calling process, so no function pointer stored in the
  * shared rte_hash is ever called. The rte_hash is created without locks or per-lcore caches.
+ *
+ * The cache in front of the rte_hash is direct-mapped by the flow hash and only a hint: an
+ * entry is believed when the flow it points to is active, has the same hash and the same
+ * canonical key, which is exactly when the rte_hash would return that position (an active
+ * flow's slot is its key's position). So nothing ever invalidates it: expiry, a reset or a
+ * new owner leave entries that fail the check, and the packet goes to the rte_hash.
  */
 #ifndef MPE_FLOW_H
 #define MPE_FLOW_H
@@ -31,9 +40,11 @@
 #define MPE_FLOW_NAME_MAX     20
 #define MPE_FLOW_CAPACITY_MIN 8 /* one rte_hash bucket */
 #define MPE_FLOW_CAPACITY_MAX (1u << 24)
+/* Most cache entries (8 bytes each): a 64 KiB cache stays in a core's L2. */
+#define MPE_FLOW_CACHE_MAX (1u << 13)
 
 #define MPE_FLOW_TABLE_MAGIC   0x4d5045464c4f5754ULL /* "MPEFLOWT" */
-#define MPE_FLOW_TABLE_VERSION 3
+#define MPE_FLOW_TABLE_VERSION 4
 
 /* Directions of a flow: forward is the direction of its first packet. */
 enum mpe_flow_dir {
@@ -74,6 +85,7 @@ struct mpe_flow_stats {
 	uint64_t lookups;    /* packets looked up */
 	uint64_t scanned;    /* slots visited by mpe_flow_expire() */
 	uint64_t resets;     /* times mpe_flow_table_recover() had to empty the table */
+	uint64_t cache_hits; /* lookups answered by the cache, without the rte_hash */
 };
 
 struct rte_hash;
@@ -84,10 +96,11 @@ struct mpe_flow_table {
 	uint32_t version;
 	uint32_t flow_size; /* sizeof(struct mpe_flow) in the creator's build */
 	uint32_t capacity;
-	uint32_t pad;
+	uint32_t cache_mask; /* cache entries - 1: a power of two, at most MPE_FLOW_CACHE_MAX */
 	uint64_t idle_timeout_tsc; /* 0: flows never expire */
 	uint64_t sweep_step_tsc;   /* paced expiry: one slot per step, the table twice a timeout */
 	struct rte_hash *hash;     /* in hugepage memory; only *_with_hash calls on it */
+	uint64_t *cache;           /* after flows[]: hash | (position + 1) << 32, 0 if empty */
 	const void *self;          /* the creator's address of this table */
 	char name[MPE_FLOW_NAME_MAX + 1];
 

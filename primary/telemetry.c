@@ -558,6 +558,7 @@ cmd_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "expired", st.expired);
 	rte_tel_data_add_dict_u64(d, "full", st.table_full);
 	rte_tel_data_add_dict_u64(d, "lookups", st.lookups);
+	rte_tel_data_add_dict_u64(d, "cache_hits", st.cache_hits);
 	rte_tel_data_add_dict_u64(d, "resets", st.resets);
 	n = mpe_flow_top(t, FLOWS_TOP, top);
 	list = new_dict();

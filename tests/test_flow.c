@@ -760,6 +760,91 @@ out:
 	      "freed table still found");
 }
 
+/* One packet with a hash given by the test (not the key's): lets two keys share a cache entry
+ * and a signature, which real traffic does only by chance. */
+static struct mpe_flow *
+one_hashed(struct mpe_flow_table *t, const struct mpe_flow_key *k, uint32_t hash, uint64_t now)
+{
+	const struct mpe_flow_key *keys[1] = {k};
+	struct mpe_flow *out[1] = {NULL};
+	uint32_t len = 100;
+	uint8_t dir;
+	int rc = mpe_flow_update_burst_dir(t, keys, &len, NULL, 1, now, out, &dir, &hash);
+
+	CHECK(rc == 0 || rc == 1, "update rc %d", rc);
+	return out[0];
+}
+
+/* The cache in front of the rte_hash answers repeated flows, and is never believed for a flow
+ * that is not the packet's: same hash and other key, an expired flow, a slot given to
+ * another flow. */
+static void
+test_cache(void)
+{
+	enum { CAP = 64, H = 0x5a5a0007 };
+	struct mpe_flow_table *t = mpe_flow_table_create("ft_cache", CAP, TIMEOUT, SOCKET_ID_ANY);
+	struct mpe_flow_key a, b, c, ra;
+	struct mpe_flow *fa, *fb, *f;
+	uint64_t hits;
+	uint32_t i;
+
+	if (!CHECK(t != NULL, "create: rte_errno %d", rte_errno))
+		return;
+	CHECK(t->cache_mask + 1 == CAP, "%u cache entries for %u flows", t->cache_mask + 1, CAP);
+
+	/* a flow's first packet goes to the rte_hash, the next ones (both ways) to the cache */
+	make_key(&a, 1, MPE_FLOW_IPV4, IPPROTO_TCP);
+	reverse(&a, &ra);
+	fa = one(t, &a, 100, TCP_SYN, 10);
+	CHECK(stats(t).cache_hits == 0, "a new flow was a cache hit");
+	for (i = 0; i < 5; i++)
+		CHECK(one(t, i & 1 ? &ra : &a, 100, TCP_ACK, 11) == fa, "packet %u: another flow", i);
+	CHECK(stats(t).cache_hits == 5 && stats(t).lookups == 6,
+	      "cache hits %" PRIu64 " of %" PRIu64 " lookups", stats(t).cache_hits,
+	      stats(t).lookups);
+	CHECK(fa->pkts[0] == 4 && fa->pkts[1] == 2, "directions %" PRIu64 "/%" PRIu64,
+	      fa->pkts[0], fa->pkts[1]);
+
+	/* two keys, one hash: each packet finds its own flow, whichever the entry names */
+	make_key(&b, 2, MPE_FLOW_IPV4, IPPROTO_UDP);
+	make_key(&c, 3, MPE_FLOW_IPV6, IPPROTO_TCP);
+	fa = one_hashed(t, &b, H, 20);
+	fb = one_hashed(t, &c, H, 20);
+	CHECK(fa != NULL && fb != NULL && fa != fb, "two keys of one hash share a flow");
+	hits = stats(t).cache_hits;
+	for (i = 0; i < 6; i++) {
+		f = one_hashed(t, i % 3 ? &b : &c, H, 21);
+		CHECK(f == (i % 3 ? fa : fb), "packet %u of a shared hash went to the other flow", i);
+	}
+	CHECK(fa->pkts[0] == 5 && fb->pkts[0] == 3, "counted %" PRIu64 " and %" PRIu64,
+	      fa->pkts[0], fb->pkts[0]);
+	/* after c came c, b, b, c, b, b: the entry named the packet's flow three times */
+	CHECK(stats(t).cache_hits - hits == 3, "%" PRIu64 " hits among alternating keys",
+	      stats(t).cache_hits - hits);
+
+	/* an expired flow's entry is not believed: its next packet makes a new flow */
+	CHECK(mpe_flow_expire(t, 100 + TIMEOUT, CAP) == 3 && stats(t).active == 0,
+	      "expiry left %" PRIu64 " flows", stats(t).active);
+	hits = stats(t).cache_hits;
+	f = one_hashed(t, &b, H, 2000);
+	CHECK(f != NULL && f->pkts[0] == 1 && f->first_seen == 2000 && stats(t).active == 1 &&
+		      stats(t).cache_hits == hits,
+	      "a packet of an expired flow counted into a stale entry");
+	/* the flows of other keys now take the freed slots, some the one the entry of c names:
+	 * c must still get a flow of its own */
+	for (i = 0; i < CAP - 2; i++) {
+		struct mpe_flow_key k;
+
+		make_key(&k, 100 + i, MPE_FLOW_IPV4, IPPROTO_UDP);
+		one_hashed(t, &k, H, 2001);
+	}
+	f = one_hashed(t, &c, H, 2002);
+	CHECK(f != NULL && f->pkts[0] == 1 && f->first_seen == 2002 &&
+		      memcmp(&f->key, &c, sizeof(c)) == 0 && stats(t).active == CAP,
+	      "c counted into another flow's slot");
+	mpe_flow_table_free(t);
+}
+
 static const struct test_case cases[] = {
 	{"create: invalid input refused", test_create_invalid},
 	{"insert and lookup", test_insert_lookup},
@@ -770,6 +855,7 @@ static const struct test_case cases[] = {
 	{"expiry paced: the table twice per timeout, idle flows gone within 1.5 timeouts",
 	 test_expire_paced},
 	{"top-k by bytes", test_top_k},
+	{"cache: repeated flows answered, never a flow of another key", test_cache},
 	{"re-attach by name and recover", test_reattach},
 };
 

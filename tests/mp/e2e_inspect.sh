@@ -130,13 +130,18 @@ check "/mpe/acl: rule 2 is the mirror rule of line 5, priority 40: got $got" \
 # every flow lives in exactly one table: the sum over the workers is the number of flows
 flow_workers=$(seq 0 $((WORKERS - 1)))
 [ "$SHAPE" = pipeline ] && flow_workers=1
-flows=0
+flows=0 lookups=0 hits=0
 for w in $flow_workers; do
 	f=$(tel "/mpe/flows,$w")
 	flows=$((flows + $(echo "$f" | jq_py 'd["inserted"]')))
+	lookups=$((lookups + $(echo "$f" | jq_py 'd["lookups"]')))
+	hits=$((hits + $(echo "$f" | jq_py 'd["cache_hits"]')))
 done
 check "flow tables hold $((FLOWS + 20)) flows in all (no flow split between workers): $flows" \
 	[ "$flows" = $((FLOWS + 20)) ]
+# a flow's first packet cannot come from the cache; most of the others do
+check "flow cache: $hits of $lookups lookups, at most all but each flow's first, over half" \
+	[ "$hits" -le $((lookups - flows)) -a $((2 * hits)) -gt "$lookups" ]
 w=$(echo $flow_workers | cut -d" " -f1)
 top=$(tel "/mpe/flows,$w" | jq_py 'len(d["top"]), d["top"]["0"]["bytes_ab"] + d["top"]["0"]["bytes_ba"] >= d["top"]["1"]["bytes_ab"] + d["top"]["1"]["bytes_ba"], d["top"]["0"]["packets_ab"] > 0')
 check "/mpe/flows,$w: ten top flows, largest first: $top" [ "$top" = "10 True True" ]
