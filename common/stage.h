@@ -96,21 +96,16 @@ mpe_meta(struct rte_mbuf *m, int offset)
 	return RTE_MBUF_DYNFIELD(m, offset, struct mpe_meta *);
 }
 
-/* Metadata of freshly received packets: the receiving port, nothing decided yet. */
+/* Metadata of a freshly received packet: the receiving port, nothing decided yet (the flow
+ * hash is left to whoever computes it). */
 static inline void
-mpe_meta_init_burst(struct rte_mbuf **pkts, uint16_t n, int offset, uint16_t in_port)
+mpe_meta_init(struct mpe_meta *meta, uint16_t in_port)
 {
-	uint16_t i;
-
-	for (i = 0; i < n; i++) {
-		struct mpe_meta *meta = mpe_meta(pkts[i], offset);
-
-		meta->in_port = in_port;
-		meta->out_port = MPE_PORT_NONE;
-		meta->rule = 0;
-		meta->verdict = 0;
-		meta->flags = 0;
-	}
+	meta->in_port = in_port;
+	meta->out_port = MPE_PORT_NONE;
+	meta->rule = 0;
+	meta->verdict = 0;
+	meta->flags = 0;
 }
 
 #endif

@@ -373,9 +373,10 @@ burst_rings(struct mpe_worker *w)
 	h->phase = MPE_HAND_PROC;
 	rte_compiler_barrier();
 	prefetch_ahead(w);
-	memcpy(h->work, h->pkts, n * sizeof(h->work[0]));
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		h->work[i] = h->pkts[i];
 		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
+	}
 	cnt->rx += n;
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
@@ -482,6 +483,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	const struct mpe_conf *conf = &w->shm->conf;
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
+	const int off = w->shm->meta_offset;
 	uint16_t n = 0, kept, i, port = 0;
 	uint32_t bytes = 0;
 	unsigned int k;
@@ -508,12 +510,16 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->phase = MPE_HAND_PROC;
 	rte_compiler_barrier();
 	*next = i;
-	mpe_meta_init_burst(h->pkts, n, w->shm->meta_offset, port);
-	for (i = 0; i < n; i++)
-		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
+	/* one pass over the burst: metadata, bytes, the working copy of the pointers */
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = h->pkts[i];
+
+		mpe_meta_init(mpe_meta(m, off), port);
+		bytes += rte_pktmbuf_pkt_len(m);
+		h->work[i] = m;
+	}
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
-	memcpy(h->work, h->pkts, n * sizeof(h->work[0]));
 	kept = run_stages(w, h->work, n);
 	if (w->out == NULL)
 		transmit_burst(w, n, kept);

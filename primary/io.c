@@ -274,12 +274,12 @@ rx_burst(struct io *io, uint16_t idx, uint16_t q)
 	n = rte_eth_rx_burst(io->conf->ports[idx].port_id, q, pkts, io->burst);
 	if (n == 0)
 		return 0;
-	mpe_meta_init_burst(pkts, n, io->meta_offset, idx);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct mpe_meta *meta = mpe_meta(m, io->meta_offset);
 		unsigned int w = 0;
 
+		mpe_meta_init(meta, idx);
 		bytes += rte_pktmbuf_pkt_len(m);
 		if (io->distribute) {
 			meta->flow_hash = mpe_pkt_flow_hash(rte_pktmbuf_mtod(m, void *),

@@ -72,7 +72,7 @@ make(enum kind k, uint8_t id)
 		break;
 	}
 	rte_pktmbuf_trim(m, (uint16_t)(60 - len));
-	mpe_meta_init_burst(&m, 1, meta_off, 0);
+	mpe_meta_init(mpe_meta(m, meta_off), 0);
 	return m;
 }
 
@@ -201,7 +201,7 @@ make_ipv6_hbh_udp(void)
 		return NULL;
 	}
 	memcpy(f, hdr, sizeof(hdr));
-	mpe_meta_init_burst(&m, 1, meta_off, 0);
+	mpe_meta_init(mpe_meta(m, meta_off), 0);
 	return m;
 }
 
