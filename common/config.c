@@ -95,6 +95,8 @@ static const struct key_def keys[] = {
 	    "what the parse stage does with a malformed frame (counted either way)"),
 	ENG("burn_cycles", T_UINT, 0, 10000000, 1000, burn_cycles,
 	    "TSC cycles the burn stage spends on each packet"),
+	ENG("cycles_sample", T_UINT, 1, 1024, MPE_DEF_CYCLES_SAMPLE, cycles_sample,
+	    "workers time one non-empty burst in this many for cycles per packet (1: every one)"),
 	ENG("rules", T_STR, 1, MPE_PATH_LEN - 1, 0, rules,
 	    "rules file of the acl stage (relative to this file's directory)"),
 	ENG("default_action", T_ALLOWDROP, 0, 1, 0, default_drop,
@@ -844,12 +846,14 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		"mbuf_cache = %u\nmbuf_data = %u\nrx_desc = %u\ntx_desc = %u\nio_lcore = %u\n"
 		"backpressure = %s\nready_timeout_ms = %u\ndrain_timeout_ms = %u\nrestart = %s\n"
 		"restart_max = %u\nrestart_window_ms = %u\nrestart_backoff_ms = %u\n"
-		"stall_timeout_ms = %u\nstats_period_ms = %u\nburn_cycles = %u\nmalformed = %s\n",
+		"stall_timeout_ms = %u\nstats_period_ms = %u\nburn_cycles = %u\ncycles_sample = %u\n"
+		"malformed = %s\n",
 		mpe_config_shape_name(c->shape), c->burst, c->ring_size, c->mbufs, c->mbuf_cache,
 		c->mbuf_data, c->rx_desc, c->tx_desc, c->io_lcore, c->backpressure ? "on" : "off",
 		c->ready_timeout_ms, c->drain_timeout_ms, c->restart ? "on" : "off", c->restart_max,
 		c->restart_window_ms, c->restart_backoff_ms, c->stall_timeout_ms,
-		c->stats_period_ms, c->burn_cycles, c->malformed_pass ? "pass" : "drop");
+		c->stats_period_ms, c->burn_cycles, c->cycles_sample,
+		c->malformed_pass ? "pass" : "drop");
 	if (c->rules[0] != '\0')
 		fprintf(out, "rules = %s\n", c->rules);
 	fprintf(out, "default_action = %s\nflow_capacity = %u\nflow_timeout_ms = %u\n"

@@ -29,6 +29,7 @@
 #define MPE_DEF_READY_TIMEOUT_MS 10000
 #define MPE_DEF_DRAIN_TIMEOUT_MS 2000
 #define MPE_DEF_STALL_TIMEOUT_MS 2000
+#define MPE_DEF_CYCLES_SAMPLE 8
 #define MPE_DEF_RESTART_MAX 10
 #define MPE_DEF_RESTART_WINDOW_MS 60000
 #define MPE_DEF_RESTART_BACKOFF_MS 50
@@ -85,6 +86,7 @@ struct mpe_conf {
 	uint32_t stall_timeout_ms;  /* a worker without heartbeat this long is killed; 0: never */
 	uint32_t stats_period_ms;   /* a stats line this often; 0: never */
 	uint32_t burn_cycles;	    /* TSC cycles the burn stage spends on each packet */
+	uint32_t cycles_sample;	    /* workers time one non-empty burst in this many */
 	uint32_t malformed_pass;    /* 1: the parse stage lets malformed frames go on (counted) */
 	char rules[MPE_PATH_LEN];   /* rules file of the acl stage ("": none), as resolved */
 	uint32_t default_drop;	    /* 1: a packet no rule matches is dropped */

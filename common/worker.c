@@ -75,6 +75,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	w->burst = (uint16_t)conf->burst;
 	w->backpressure = (uint8_t)conf->backpressure;
 	w->yield_idle = (uint8_t)w->slot->ctl.yield_idle;
+	w->sample = (uint16_t)RTE_MAX(conf->cycles_sample, 1u);
 
 	switch (conf->shape) {
 	case MPE_SHAPE_PIPELINE:
@@ -227,25 +228,46 @@ free_bulk(struct rte_mbuf **pkts, uint16_t n, struct mpe_counters *cnt, enum mpe
 	cnt->drops[why] += n;
 }
 
-/* Run every stage over the burst, timing each; survivors end up first in @pkts, the
- * dropped behind them. Returns the survivors. The worker's own verdict drop count moves
- * when the burst leaves PROC (transmit_burst, enqueue_burst): a worker dying in PROC has
- * the whole burst counted by its recovery, and only then. */
+/* Run every stage over the burst; survivors end up first in @pkts, the dropped behind them.
+ * Returns the survivors. The worker's own verdict drop count moves when the burst leaves PROC
+ * (transmit_burst, enqueue_burst): a worker dying in PROC has the whole burst counted by its
+ * recovery, and only then.
+ *
+ * Stages are timed in one non-empty burst of cycles_sample (a TSC read costs about as much
+ * as forwarding a packet): the cycles of a timed burst stand for the packets taken since the
+ * last one, so cycles / packets estimates each stage's cost per packet. An untimed burst's
+ * stages see the last time read as `now` (at most cycles_sample bursts old). */
 static inline uint16_t
 run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint64_t t0 = rte_rdtsc(), t1;
+	const uint64_t span = w->span + n, n0 = n;
+	uint64_t t0, t1;
 	unsigned int s;
 
+	if (likely(!w->timed)) {
+		for (s = 0; s < w->nb_stages && n > 0; s++) {
+			struct mpe_counters *sc = w->sctx[s].cnt;
+			uint16_t kept;
+
+			w->sctx[s].now = w->now;
+			kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
+			sc->rx += n;
+			sc->tx += kept;
+			sc->bursts++;
+			sc->drops[MPE_DROP_VERDICT] += n - kept;
+			n = kept;
+		}
+		return n;
+	}
 	/* one TSC read per stage: the end of one stage is the start of the next */
-	for (s = 0; s < w->nb_stages && n > 0; s++, t0 = t1) {
+	for (s = 0, t0 = rte_rdtsc(); s < w->nb_stages && n > 0; s++, t0 = t1) {
 		struct mpe_counters *sc = w->sctx[s].cnt;
 		uint16_t kept;
 
 		w->sctx[s].now = t0;
 		kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
 		t1 = rte_rdtsc();
-		sc->cycles += t1 - t0;
+		sc->cycles += span == n0 ? t1 - t0 : (t1 - t0) * span / n0;
 		sc->rx += n;
 		sc->tx += kept;
 		sc->bursts++;
@@ -536,19 +558,22 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 	struct mpe_counters *cnt = w->cnt;
 	unsigned int next_port = 0;
 	uint64_t now = 0;
-	int busy = 0;
+	int busy = 0, timed_last = 0;
 
 	if (!ports_in) {
 		slot->hand.cons_mark = w->in->cons.tail;
 		rte_compiler_barrier();
 		slot->hand.phase = MPE_HAND_DEQ;
 	}
+	w->countdown = 0; /* the first non-empty burst is timed */
 	while (likely(!should_stop(w))) {
 		uint16_t n;
 
-		/* after a burst, its end time is this poll's start: one TSC read less */
-		if (!busy)
+		/* after a timed burst, its end time is this poll's start: one TSC read less */
+		w->timed = w->countdown == 0;
+		if (!busy || (w->timed && !timed_last))
 			now = rte_rdtsc();
+		w->now = now;
 		slot->status.heartbeat++;
 		cnt->polls++;
 		if (unlikely(now >= w->primary_check_tsc))
@@ -558,11 +583,18 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 			break;
 		n = ports_in ? burst_ports(w, &next_port) : burst_rings(w);
 		busy = n > 0;
-		if (busy) {
-			uint64_t end = rte_rdtsc();
+		timed_last = 0;
+		if (busy && w->timed) {
+			uint64_t end = rte_rdtsc(), span = w->span + n;
 
-			cnt->cycles += end - now;
+			cnt->cycles += span == n ? end - now : (end - now) * span / n;
 			now = end;
+			w->span = 0;
+			w->countdown = w->sample - 1;
+			timed_last = 1;
+		} else if (busy) {
+			w->span += n;
+			w->countdown--;
 		} else if (unlikely(w->yield_idle)) {
 			sched_yield(); /* a poller sharing the CPU has work, perhaps */
 		}

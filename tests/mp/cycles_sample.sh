@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Cycles per packet from sampled bursts: a worker times one non-empty burst in cycles_sample,
+# and the cycles of a timed burst stand for every packet since the last one. A burn stage
+# spends a known number of TSC cycles per packet, so its figure must come out at that cost
+# whether every burst is timed (cycles_sample = 1) or one in 8 (the default) or 64: counting
+# only the timed bursts' cycles would show an eighth of it, scaling twice eight times it.
+. "$(dirname "$0")/lib.sh"
+
+BURN=3000
+
+# run SAMPLE: the engine on net_null for a second; prints the exit summary's burn and worker
+# cycles per packet
+run() {
+	local cfg=$TMP/s$1.ini log=$TMP/s$1.log
+	{
+		printf '[engine]\nshape = pipeline\nio_lcore = 1\nburn_cycles = %d\n' $BURN
+		[ "$1" = default ] || printf 'cycles_sample = %d\n' "$1"
+		printf '\n[port 0]\ndevice = net_null0\npeer = 1\n\n[port 1]\ndevice = net_null1\n'
+		printf 'rx = off\n\n[worker 0]\nlcore = 2\nstages = burn, fwd\n'
+	} > "$cfg"
+	start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
+	wait_for "$log" "running:" 30 || true
+	sleep 1
+	stop_primary 30 > /dev/null || true
+	printf '%s %s\n' \
+		"$(sed -n 's/^    stage burn .* cycles\/pkt \([0-9.]*\)$/\1/p' "$log")" \
+		"$(sed -n 's/^  worker 0 (.* cycles\/pkt \([0-9.]*\)$/\1/p' "$log")"
+}
+
+for sample in 1 default 64; do
+	read -r burn worker <<< "$(run $sample)"
+	check "cycles_sample $sample: burn stage ${burn:-?} cycles/pkt for $BURN spent, worker ${worker:-?} (at least as much)" \
+		python3 -c "import sys; b, w = float('${burn:-0}'), float('${worker:-0}');
+sys.exit(not ($BURN <= b <= 1.5 * $BURN and b <= w <= 3 * $BURN))"
+done
+check "the configuration dump shows the sampling (cycles_sample = 8 by default)" \
+	cond '"$PRIMARY" --check --print-config -c "$TMP/sdefault.ini" 2> /dev/null |
+	      grep -qx "cycles_sample = 8"'
+assert_clean
+finish
