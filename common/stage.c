@@ -42,24 +42,44 @@ flowhash_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+void
+mpe_stage_ports(struct mpe_stage_ctx *ctx, const struct mpe_conf *conf)
+{
+	unsigned int i;
+
+	ctx->nb_ports = (uint16_t)conf->nb_ports;
+	ctx->rewrite = 0;
+	for (i = 0; i < conf->nb_ports; i++) {
+		ctx->port_ids[i] = conf->ports[i].port_id;
+		memcpy(ctx->port_mac[i].addr_bytes, conf->ports[i].mac, RTE_ETHER_ADDR_LEN);
+		ctx->peer[i] = conf->ports[i].peer;
+		ctx->rewrite |= conf->ports[i].has_dst_mac != 0;
+	}
+}
+
 static uint16_t
 fwd_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct mpe_conf *conf = ctx->conf;
+	const int off = ctx->meta_offset;
 	uint16_t i;
 
+	/* in_port was set at RX from the port polled, whatever the driver put in m->port; an
+	 * out-of-range value leaves the packet unrouted (counted no_route) */
+	for (i = 0; i < n; i++) {
+		struct mpe_meta *meta = mpe_meta(pkts[i], off);
+
+		if (likely(meta->in_port < ctx->nb_ports))
+			meta->out_port = ctx->peer[meta->in_port];
+	}
+	if (likely(!ctx->rewrite))
+		return n;
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
-		uint16_t out;
+		uint16_t out = mpe_meta(m, off)->out_port;
 
-		/* in_port was set at RX from the port polled, whatever the driver put in
-		 * m->port; an out-of-range value leaves the packet unrouted (counted no_route) */
-		if (unlikely(meta->in_port >= conf->nb_ports))
-			continue;
-		out = conf->ports[meta->in_port].peer;
-		meta->out_port = out;
-		if (conf->ports[out].has_dst_mac && rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) {
+		if (out < ctx->nb_ports && conf->ports[out].has_dst_mac &&
+		    rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) {
 			struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 
 			memcpy(&eth->dst_addr, conf->ports[out].dst_mac, RTE_ETHER_ADDR_LEN);

@@ -61,6 +61,9 @@ struct mpe_stage_ctx {
 	int meta_offset;
 	uint16_t port_ids[MPE_MAX_PORTS]; /* ethdev port id of each configured port */
 	struct rte_ether_addr port_mac[MPE_MAX_PORTS];
+	uint16_t peer[MPE_MAX_PORTS]; /* configured peer of each configured port */
+	uint16_t nb_ports;
+	uint8_t rewrite; /* some port has a dst_mac: fwd rewrites the MACs of what it sends */
 	uint64_t *malformed; /* the worker's counters by enum mpe_decode_bad (shared memory) */
 	struct mpe_inspect_counters *insp; /* the worker's inspection counters */
 	unsigned int worker_id;
@@ -82,6 +85,9 @@ struct mpe_stage_ops {
 };
 
 #define MPE_STAGE_NONE 0xff
+
+/* Fill @ctx's port tables (ethdev ids, MACs, peers) from @conf. */
+void mpe_stage_ports(struct mpe_stage_ctx *ctx, const struct mpe_conf *conf);
 
 /* Index of the stage called @name (length @len), or -ENOENT. */
 int mpe_stage_find(const char *name, size_t len);

@@ -26,18 +26,6 @@
 #define PRIMARY_STALE_CHECKS 3 /* heartbeats missed before asking the kernel */
 #define PRIMARY_GONE UINT8_MAX /* primary_gone: the kernel says it no longer runs */
 
-void
-mpe_worker_port_tables(const struct mpe_shared *shm, struct mpe_stage_ctx *ctx)
-{
-	const struct mpe_conf *conf = &shm->conf;
-	unsigned int i;
-
-	for (i = 0; i < conf->nb_ports; i++) {
-		ctx->port_ids[i] = conf->ports[i].port_id;
-		memcpy(ctx->port_mac[i].addr_bytes, conf->ports[i].mac, RTE_ETHER_ADDR_LEN);
-	}
-}
-
 static int
 lookup_ring(struct rte_ring **r, int from, int to, char *err, size_t err_size)
 {
@@ -139,7 +127,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		ctx->worker_id = id;
 		ctx->stage_pos = i;
 		ctx->meta_offset = shm->meta_offset;
-		mpe_worker_port_tables(shm, ctx);
+		mpe_stage_ports(ctx, conf);
 		if (w->ops[i]->init != NULL) {
 			rc = w->ops[i]->init(ctx);
 			if (rc < 0) {

@@ -62,7 +62,4 @@ void mpe_worker_fini(struct mpe_worker *w);
 /* 1 when @pid no longer runs: gone, or a zombie its parent has not reaped. */
 int mpe_worker_process_gone(pid_t pid);
 
-/* Fill a stage context's port tables from the configuration (also used by the I/O lcore). */
-void mpe_worker_port_tables(const struct mpe_shared *shm, struct mpe_stage_ctx *ctx);
-
 #endif

@@ -87,6 +87,7 @@ ctx_init(struct mpe_stage_ctx *ctx, const struct mpe_conf *conf, struct mpe_coun
 	ctx->cnt = cnt;
 	ctx->meta_offset = meta_off;
 	ctx->malformed = malformed;
+	mpe_stage_ports(ctx, conf);
 }
 
 struct parse_case {
