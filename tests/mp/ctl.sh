@@ -491,9 +491,10 @@ check "stand-in: acl: both pages of rules; rule 0 drop 42 hits with its text, de
 	grep -Eq "^ +1 +4 +5 +count +5 +@0.0.0.0/0 " "$t.facl" &&
 	grep -Eq "^/etc/mpe/rules.acl +1000$" "$t.facl"'
 ctl flows 0 > "$t.ffl"
-check "stand-in: flows 0: tcp flow first (most bytes), flags SA/A, 2.5 s; udp; proto 47" cond \
+check "stand-in: flows 0: lookups and cache hits; tcp flow first (most bytes), flags SA/A, 2.5 s; udp; proto 47" cond \
 	'[ "$(awk "NR > 2 { print \$1 }" "$t.ffl" | tr "\n" " ")" = "tcp udp 47 " ] &&
-	grep -Eq "^tcp +10.0.0.2:1234 +10.9.0.2:80 +10 +8 +9000 +700 +SA/A +2.5$" "$t.ffl"'
+	grep -Eq "^tcp +10.0.0.2:1234 +10.9.0.2:80 +10 +8 +9000 +700 +SA/A +2.5$" "$t.ffl" &&
+	grep -q "; lookups 99, 80 from the cache$" "$t.ffl"'
 check "stand-in: flows 1: a worker without a flow table says so" \
 	cond '[ "$(ctl flows 1)" = "worker 1: no flow table (it runs no flow stage)" ]'
 rc=0; ctl reload "$TMP/bad.rules" > /dev/null 2> "$t.frl" || rc=$?
@@ -516,9 +517,11 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families
 fam = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
 hits = {s.labels["rule"]: s.value for s in fam["mpe_acl_rule_hits"].samples}
 active = {s.labels["worker"]: s.value for s in fam["mpe_flows_active"].samples}
+cached = {s.labels["worker"]: s.value for s in fam["mpe_flows_cache_hits"].samples}
 bad = {(s.labels["worker"], s.labels["reason"]): s.value
        for s in fam["mpe_worker_malformed_frames"].samples}
-ok = hits == {"0": 42, "1": 5} and active == {"0": 3} and bad[("1", "truncated")] == 2
+ok = hits == {"0": 42, "1": 5} and active == {"0": 3} and cached == {"0": 80} and \
+    bad[("1", "truncated")] == 2
 sys.exit(0 if ok else 1)
 EOF
 

@@ -52,7 +52,7 @@ def flows(wid):
         return {"worker": 1, "capacity": 0}
     # not sorted by bytes: the client sorts
     return {"worker": wid, "capacity": 65536, "active": 3, "inserted": 10, "expired": 7,
-            "full": 0, "lookups": 99, "resets": 0, "top": {
+            "full": 0, "lookups": 99, "cache_hits": 80, "resets": 0, "top": {
                 "0": flow(17, "10.0.0.1:53", "10.9.0.1:5353", [2, 2], [200, 300], ["", ""],
                           100, 600),
                 "1": flow(6, "10.0.0.2:1234", "10.9.0.2:80", [10, 8], [9000, 700],
