@@ -378,17 +378,20 @@ static const struct mpe_stage_ops stages[] = {
 		.name = "flowhash",
 		.help = "compute the symmetric flow hash of each packet",
 		.burst = flowhash_burst,
+		.reads_headers = 1,
 	},
 	{
 		.name = "parse",
 		.help = "decode L2 to L4; count malformed frames by reason and drop them (or pass)",
 		.burst = parse_burst,
+		.reads_headers = 1,
 	},
 	{
 		.name = "flow",
 		.help = "account packets to flows in the worker's flow table (needs parse)",
 		.init = flow_init,
 		.burst = flow_burst,
+		.reads_time = 1, /* last seen, expiry */
 	},
 	{
 		.name = "acl",

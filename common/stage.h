@@ -68,7 +68,8 @@ struct mpe_stage_ctx {
 	struct mpe_inspect_counters *insp; /* the worker's inspection counters */
 	unsigned int worker_id;
 	unsigned int stage_pos; /* position of this stage in the worker's list */
-	uint64_t now; /* TSC when the running burst of this stage began (set by the caller) */
+	uint64_t now; /* TSC at the start of the running burst (reads_time: of this stage's
+		       * burst, else at most cycles_sample bursts old) */
 	void *priv; /* the stage's own state, made by init in the running process */
 };
 
@@ -82,6 +83,8 @@ struct mpe_stage_ops {
 	int (*init)(struct mpe_stage_ctx *ctx);
 	uint16_t (*burst)(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n);
 	void (*fini)(struct mpe_stage_ctx *ctx);
+	uint8_t reads_headers; /* reads the packet's headers: the worker prefetches them ahead */
+	uint8_t reads_time;    /* reads ctx->now: the worker sets it on every burst */
 };
 
 #define MPE_STAGE_NONE 0xff

@@ -110,15 +110,13 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	for (i = 0; i < wc->nb_stages; i++) {
 		struct mpe_stage_ctx *ctx = &w->sctx[i];
 
-		if (wc->stages[i] == mpe_stage_find("parse", 5) ||
-		    wc->stages[i] == mpe_stage_find("flowhash", 8))
-			w->ahead_data = 1;
-
 		w->ops[i] = mpe_stage_get(wc->stages[i]);
 		if (w->ops[i] == NULL) {
 			snprintf(err, err_size, "stage index %u unknown to this build", wc->stages[i]);
 			return -EINVAL;
 		}
+		w->ahead_data |= w->ops[i]->reads_headers;
+		w->needs_time |= w->ops[i]->reads_time;
 		ctx->shm = shm;
 		ctx->conf = conf;
 		ctx->cnt = &w->slot->stage_cnt[i];
@@ -222,22 +220,25 @@ free_bulk(struct rte_mbuf **pkts, uint16_t n, struct mpe_counters *cnt, enum mpe
  * recovery, and only then.
  *
  * Stages are timed in one non-empty burst of cycles_sample (a TSC read costs about as much
- * as forwarding a packet): the cycles of a timed burst stand for the packets taken since the
- * last one, so cycles / packets estimates each stage's cost per packet. An untimed burst's
- * stages see the last time read as `now` (at most cycles_sample bursts old). */
+ * as forwarding a packet): a timed burst's cycles count for it and for the untimed bursts
+ * since the last timed one (systematic sampling: the total is estimated without bias, and a
+ * rare long burst, a wait for room say, weighs at most cycles_sample times). Stages that
+ * read the time get it on every burst; the others see the last time read. */
 static inline uint16_t
 run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
-	const uint64_t span = w->span + n, n0 = n;
+	const uint64_t weight = (uint64_t)w->span + 1;
 	uint64_t t0, t1;
 	unsigned int s;
 
 	if (likely(!w->timed)) {
+		const uint64_t now = w->needs_time ? rte_rdtsc() : w->now;
+
 		for (s = 0; s < w->nb_stages && n > 0; s++) {
 			struct mpe_counters *sc = w->sctx[s].cnt;
 			uint16_t kept;
 
-			w->sctx[s].now = w->now;
+			w->sctx[s].now = now;
 			kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
 			sc->rx += n;
 			sc->tx += kept;
@@ -255,7 +256,7 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		w->sctx[s].now = t0;
 		kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
 		t1 = rte_rdtsc();
-		sc->cycles += span == n0 ? t1 - t0 : (t1 - t0) * span / n0;
+		sc->cycles += (t1 - t0) * weight;
 		sc->rx += n;
 		sc->tx += kept;
 		sc->bursts++;
@@ -573,15 +574,15 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 		busy = n > 0;
 		timed_last = 0;
 		if (busy && w->timed) {
-			uint64_t end = rte_rdtsc(), span = w->span + n;
+			uint64_t end = rte_rdtsc();
 
-			cnt->cycles += span == n ? end - now : (end - now) * span / n;
+			cnt->cycles += (end - now) * ((uint64_t)w->span + 1);
 			now = end;
 			w->span = 0;
 			w->countdown = w->sample - 1;
 			timed_last = 1;
 		} else if (busy) {
-			w->span += n;
+			w->span++;
 			w->countdown--;
 		} else if (unlikely(w->yield_idle)) {
 			sched_yield(); /* a poller sharing the CPU has work, perhaps */

@@ -24,10 +24,11 @@ struct mpe_worker {
 			   * workers), 0: takes packets from a ring */
 	uint8_t yield_idle; /* the CPU is shared with another poller: yield when idle */
 	uint8_t ahead_data; /* a stage reads the headers: prefetch them with the next burst */
+	uint8_t needs_time; /* a stage reads ctx->now: an untimed burst reads the TSC once */
 	uint8_t timed;	    /* this burst is timed (one non-empty burst in cycles_sample) */
 	uint16_t sample;    /* cycles_sample */
 	uint16_t countdown; /* non-empty bursts before the next timed one */
-	uint64_t span;	    /* packets taken since the last timed burst, before this one */
+	uint16_t span;	    /* untimed non-empty bursts since the last timed one */
 	uint64_t now;	    /* TSC at this poll's start if timed, else the last one read */
 	struct rte_ring *in;
 	struct rte_ring *out;

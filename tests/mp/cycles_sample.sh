@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cycles per packet from sampled bursts: a worker times one non-empty burst in cycles_sample,
-# and the cycles of a timed burst stand for every packet since the last one. A burn stage
+# and the cycles of a timed burst count for it and the untimed bursts before it. A burn stage
 # spends a known number of TSC cycles per packet, so its figure must come out at that cost
 # whether every burst is timed (cycles_sample = 1) or one in 8 (the default) or 64: counting
 # only the timed bursts' cycles would show an eighth of it, scaling twice eight times it.
