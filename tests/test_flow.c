@@ -830,18 +830,53 @@ test_cache(void)
 	CHECK(f != NULL && f->pkts[0] == 1 && f->first_seen == 2000 && stats(t).active == 1 &&
 		      stats(t).cache_hits == hits,
 	      "a packet of an expired flow counted into a stale entry");
-	/* the flows of other keys now take the freed slots, some the one the entry of c names:
-	 * c must still get a flow of its own */
-	for (i = 0; i < CAP - 2; i++) {
-		struct mpe_flow_key k;
+	mpe_flow_table_free(t);
+}
 
-		make_key(&k, 100 + i, MPE_FLOW_IPV4, IPPROTO_UDP);
-		one_hashed(t, &k, H, 2001);
+/* An entry naming a slot that another flow took over (its flow expired, the slot was given to
+ * a new key): the packet of the old flow is not counted there, and gets a flow of its own. */
+static void
+test_cache_reused_slot(void)
+{
+	enum { CAP = 64 };
+	struct mpe_flow_table *t = mpe_flow_table_create("ft_cache2", CAP, TIMEOUT, SOCKET_ID_ANY);
+	struct mpe_flow_key x, y, k;
+	struct mpe_flow *fx, *fy, *f;
+	uint64_t hits;
+	uint32_t i, hx;
+
+	if (!CHECK(t != NULL, "create: rte_errno %d", rte_errno))
+		return;
+	/* x (its entry written by its second packet), then z (key 2) older than the rest, then
+	 * a full table; every other key is given a hash off x's entry, so that only x writes it */
+	make_key(&x, 1, MPE_FLOW_IPV4, IPPROTO_TCP);
+	fx = one(t, &x, 100, TCP_SYN, 10);
+	if (!CHECK(fx != NULL && one(t, &x, 100, TCP_ACK, 11) == fx, "x's second packet"))
+		goto out;
+	hx = fx->hash;
+	make_key(&k, 2, MPE_FLOW_IPV4, IPPROTO_TCP);
+	one_hashed(t, &k, hx ^ 1, 500);
+	for (i = 0; i < CAP - 2; i++) {
+		make_key(&k, 100 + i, MPE_FLOW_IPV6, IPPROTO_UDP);
+		one_hashed(t, &k, hx ^ (1 + i % t->cache_mask), 1000);
 	}
-	f = one_hashed(t, &c, H, 2002);
-	CHECK(f != NULL && f->pkts[0] == 1 && f->first_seen == 2002 &&
-		      memcmp(&f->key, &c, sizeof(c)) == 0 && stats(t).active == CAP,
-	      "c counted into another flow's slot");
+	CHECK(stats(t).active == CAP, "%" PRIu64 " flows, want a full table", stats(t).active);
+	/* x alone expires; y takes the one free slot, which the entry of x still names */
+	CHECK(mpe_flow_expire(t, 11 + TIMEOUT + 1, CAP) == 1, "not x alone expired");
+	make_key(&y, 3, MPE_FLOW_IPV4, IPPROTO_UDP);
+	fy = one_hashed(t, &y, hx ^ 2, 1012);
+	if (!CHECK(fy == fx &&
+			   (t->cache[hx & t->cache_mask] >> 32) == (uint64_t)(fx - t->flows) + 1,
+		   "y did not take x's slot (%p, %p), or x's entry is gone", (void *)fy, (void *)fx))
+		goto out;
+	/* z expires, so x's next packet has a slot to go to */
+	CHECK(mpe_flow_expire(t, 500 + TIMEOUT + 1, CAP) == 1, "not z alone expired");
+	hits = stats(t).cache_hits;
+	f = one(t, &x, 100, TCP_ACK, 1501);
+	CHECK(f != NULL && f != fy && f->pkts[0] + f->pkts[1] == 1 && f->first_seen == 1501 &&
+		      fy->pkts[0] == 1 && fy->pkts[1] == 0 && stats(t).cache_hits == hits,
+	      "x's packet went to the flow that took its old slot");
+out:
 	mpe_flow_table_free(t);
 }
 
@@ -856,6 +891,7 @@ static const struct test_case cases[] = {
 	 test_expire_paced},
 	{"top-k by bytes", test_top_k},
 	{"cache: repeated flows answered, never a flow of another key", test_cache},
+	{"cache: an entry naming a slot another flow took is not believed", test_cache_reused_slot},
 	{"re-attach by name and recover", test_reattach},
 };
 
