@@ -108,8 +108,9 @@ static inline void
 prefetch_packet(struct rte_mbuf *m)
 {
 	rte_prefetch0(rte_pktmbuf_mtod(m, const void *));
-	rte_prefetch0(RTE_PTR_ADD(m, RTE_CACHE_LINE_SIZE)); /* lengths, metadata */
-	rte_prefetch0(mpe_pkt_priv(m));
+	mpe_prefetch_w(m); /* packet type */
+	mpe_prefetch_w(RTE_PTR_ADD(m, RTE_CACHE_LINE_SIZE)); /* header lengths, metadata */
+	mpe_prefetch_w(mpe_pkt_priv(m));
 }
 
 /* Decodes L2 to L4 into the mbuf (packet type, header lengths) and the metadata (symmetric

@@ -356,10 +356,12 @@ prefetch_ahead(const struct mpe_worker *w)
 	for (i = 0; i < n; i++) {
 		const char *m = slots[(head + i) & r->mask];
 
-		rte_prefetch0(m);
-		rte_prefetch0(m + RTE_CACHE_LINE_SIZE);
+		/* the stages write the mbuf's lines (metadata; packet type, lengths, the
+		 * private area when they decode) and only read the data */
+		mpe_prefetch_w(m);
+		mpe_prefetch_w(m + RTE_CACHE_LINE_SIZE);
 		if (w->ahead_data) {
-			rte_prefetch0(m + sizeof(struct rte_mbuf)); /* struct mpe_pkt_priv */
+			mpe_prefetch_w(m + sizeof(struct rte_mbuf)); /* struct mpe_pkt_priv */
 			rte_prefetch0(m + MPE_PKT_DATA_OFFSET);
 		}
 	}
