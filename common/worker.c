@@ -228,35 +228,23 @@ static inline uint16_t
 run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const uint64_t weight = (uint64_t)w->span + 1;
+	const int timed = w->timed;
 	uint64_t t0, t1;
 	unsigned int s;
 
-	if (likely(!w->timed)) {
-		const uint64_t now = w->needs_time ? rte_rdtsc() : w->now;
-
-		for (s = 0; s < w->nb_stages && n > 0; s++) {
-			struct mpe_counters *sc = w->sctx[s].cnt;
-			uint16_t kept;
-
-			w->sctx[s].now = now;
-			kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
-			sc->rx += n;
-			sc->tx += kept;
-			sc->bursts++;
-			sc->drops[MPE_DROP_VERDICT] += n - kept;
-			n = kept;
-		}
-		return n;
-	}
-	/* one TSC read per stage: the end of one stage is the start of the next */
-	for (s = 0, t0 = rte_rdtsc(); s < w->nb_stages && n > 0; s++, t0 = t1) {
+	/* timed: one TSC read per stage, the end of one stage is the start of the next */
+	t0 = timed || w->needs_time ? rte_rdtsc() : w->now;
+	for (s = 0; s < w->nb_stages && n > 0; s++, t0 = t1) {
 		struct mpe_counters *sc = w->sctx[s].cnt;
 		uint16_t kept;
 
 		w->sctx[s].now = t0;
 		kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
-		t1 = rte_rdtsc();
-		sc->cycles += (t1 - t0) * weight;
+		t1 = t0;
+		if (timed) {
+			t1 = rte_rdtsc();
+			sc->cycles += (t1 - t0) * weight;
+		}
 		sc->rx += n;
 		sc->tx += kept;
 		sc->bursts++;
