@@ -716,29 +716,37 @@ check_symmetry(int family)
 	      bad_frame_hash);
 }
 
-/* mpe_pkt_flow_hash() takes a short cut for untagged IPv4 with ports; it must give what
- * the key walk gives, on any bytes: random flows of both families, tagged or not, TCP, UDP,
- * SCTP, ICMP, fragments, options, each also with random header bytes changed and cut at
- * random lengths. */
+/* mpe_pkt_flow_hash() takes short cuts for untagged IPv4 with ports and for untagged
+ * non-IP frames; it must give what the key walk gives, on any bytes: random flows of both
+ * families and non-IP frames between random MACs, tagged or not, TCP, UDP, SCTP, ICMP,
+ * fragments, options, each also with random header bytes changed and cut at random
+ * lengths. */
 static void
 test_frame_hash_is_key_hash(void)
 {
 	static const uint8_t protos[] = {IPPROTO_TCP, IPPROTO_UDP, IPPROTO_SCTP, IPPROTO_ICMP,
 					 IPPROTO_UDPLITE, 47};
-	unsigned int i, r, differ = 0, fast = 0, total = 0;
+	unsigned int i, r, differ = 0, fast = 0, fast_l2 = 0, total = 0;
 
 	rng_state = 0x0fa57ULL;
-	for (i = 0; i < 4000; i++) {
+	for (i = 0; i < 5000; i++) {
 		struct frame f;
 		struct spec s;
 
-		random_spec(&s, i % 3 == 2 ? 6 : 4, i);
+		random_spec(&s, i % 5 == 4 ? 0 : i % 3 == 2 ? 6 : 4, i);
 		s.proto = protos[rng() % sizeof(protos)];
 		if (i % 7 == 3)
 			s.frag = (uint16_t)(rng() & 0x3fff);
 		if (i % 11 == 5)
 			s.ihl = 6 + (int)(rng() % 10);
 		build(&f, &s);
+		if (s.family == 0) {
+			/* MACs that order either way, sometimes equal (then neither end leads) */
+			for (r = 0; r < 12; r++)
+				f.b[r] = (uint8_t)rng();
+			if (i % 4 == 0)
+				memcpy(f.b, f.b + 6, 6);
+		}
 		for (r = 0; r < 8; r++) {
 			struct frame g = f;
 			struct mpe_flow_key k;
@@ -756,14 +764,22 @@ test_frame_hash_is_key_hash(void)
 				      i, r, len);
 			fast += len >= 38 && k.family == MPE_FLOW_IPV4 && k.vlan == 0 &&
 				(k.sport | k.dport) != 0;
+			if (len >= 14) {
+				uint16_t t = (uint16_t)(p[12] << 8 | p[13]);
+
+				fast_l2 += t != MPE_ETHER_TYPE_IPV4 && t != MPE_ETHER_TYPE_IPV6 &&
+					   t != MPE_ETHER_TYPE_VLAN && t != MPE_ETHER_TYPE_QINQ;
+			}
 			total++;
 			free(p);
 		}
 	}
 	CHECK(differ == 0, "%u of %u frames: mpe_pkt_flow_hash differs from the key's hash",
 	      differ, total);
-	CHECK(fast > total / 10 && fast < total, "%u of %u frames in the short cut's reach", fast,
-	      total);
+	CHECK(fast > total / 10 && fast < total, "%u of %u frames in the IPv4 short cut's reach",
+	      fast, total);
+	CHECK(fast_l2 > total / 10 && fast_l2 < total,
+	      "%u of %u frames in the non-IP short cut's reach", fast_l2, total);
 }
 
 static void
