@@ -223,6 +223,9 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 				(double)sc->cycles / (double)sc->rx);
 		}
 	}
+	if (conf->cycles_sample > 1)
+		fprintf(out, "  cycles/pkt: estimates, from one non-empty burst in %u timed "
+			"(cycles_sample)\n", conf->cycles_sample);
 	print_inspection(shm, out);
 	mpe_stats_totals(shm, &t);
 	fprintf(out, "total: in %" PRIu64 " out %" PRIu64 " dropped %" PRIu64, t.in, t.out,

@@ -290,6 +290,8 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	rte_tel_data_add_dict_int(w, "dead", slot->ctl.dead != 0);
 	rte_tel_data_add_dict_u64(w, "cycles_per_packet",
 				  per_packet(cnt->cycles, cnt->rx));
+	/* the cycles above and the stages' are timed on one non-empty burst in this many */
+	rte_tel_data_add_dict_u64(w, "cycles_sample", shm->conf.cycles_sample);
 	return add_stages(w, wc, slot);
 }
 

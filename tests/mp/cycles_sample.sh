@@ -9,7 +9,7 @@
 BURN=3000
 
 # run SAMPLE: the engine on net_null for a second; prints the exit summary's burn and worker
-# cycles per packet
+# cycles per packet. Keeps the summary in $TMP/sSAMPLE.log and /mpe/workers in sSAMPLE.json.
 run() {
 	local cfg=$TMP/s$1.ini log=$TMP/s$1.log
 	{
@@ -21,6 +21,7 @@ run() {
 	start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
 	wait_for "$log" "running:" 30 || true
 	sleep 1
+	python3 "$CLIENT" "$PREFIX" /mpe/workers > "$TMP/s$1.json" 2> /dev/null || true
 	stop_primary 30 > /dev/null || true
 	printf '%s %s\n' \
 		"$(sed -n 's/^    stage burn .* cycles\/pkt \([0-9.]*\)$/\1/p' "$log")" \
@@ -32,6 +33,20 @@ for sample in 1 default 64; do
 	check "cycles_sample $sample: burn stage ${burn:-?} cycles/pkt for $BURN spent, worker ${worker:-?} (at least as much)" \
 		python3 -c "import sys; b, w = float('${burn:-0}'), float('${worker:-0}');
 sys.exit(not ($BURN <= b <= 1.5 * $BURN and b <= w <= 3 * $BURN))"
+done
+# the figures say they are estimates wherever they are shown, and from how many bursts
+for sample in 1 default 64; do
+	n=$sample
+	[ "$n" = default ] && n=8
+	if [ "$n" -gt 1 ]; then
+		check "cycles_sample $sample: the summary says the figures are estimates from 1 burst in $n" \
+			grep -q "^  cycles/pkt: estimates, from one non-empty burst in $n timed" "$TMP/s$sample.log"
+	else
+		check "cycles_sample 1: the summary says nothing of estimates" \
+			cond '! grep -q "cycles/pkt: estimates" "$TMP/s1.log"'
+	fi
+	check "cycles_sample $sample: /mpe/workers has cycles_sample = $n" \
+		test "$(jget "$TMP/s$sample.json" 'v["0"]["cycles_sample"]')" = "$n"
 done
 check "the configuration dump shows the sampling (cycles_sample = 8 by default)" \
 	cond '"$PRIMARY" --check --print-config -c "$TMP/sdefault.ini" 2> /dev/null |
