@@ -1,7 +1,8 @@
-/* libFuzzer harness of common/decode.c (and of mpe_pkt_flow_key, the flowhash stage's walk):
- * every input is an Ethernet frame, decoded whole and cut at a few lengths, each time from a
- * heap copy of exactly that length (ASan names any over-read). What decode.h promises is
- * checked after every call; a broken promise aborts.
+/* libFuzzer harness of common/decode.c (and of mpe_pkt_flow_key, the flowhash stage's walk,
+ * and mpe_pkt_flow_hash, the distributor's): every input is an Ethernet frame, decoded whole
+ * and cut at a few lengths, each time from a heap copy of exactly that length (ASan names any
+ * over-read). What decode.h and pkt.h promise is checked after every call; a broken promise
+ * aborts.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -203,6 +204,8 @@ decode_copy(const uint8_t *data, uint32_t len, struct mpe_decoded *d)
 	EXPECT(d, len, krc == 0 || krc == -EINVAL);
 	EXPECT(d, len,
 	       k.family == MPE_FLOW_L2 || k.family == MPE_FLOW_IPV4 || k.family == MPE_FLOW_IPV6);
+	/* the distributor's hash of the frame, short cuts and all, is the hash of that key */
+	EXPECT(d, len, mpe_pkt_flow_hash(p, len) == mpe_flow_hash(&k));
 	check_any(p, len, rc, d);
 	if (rc == 0) {
 		check_ok(p, len, d);
