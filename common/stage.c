@@ -17,9 +17,6 @@
 #include <rte_pause.h>
 #include <rte_prefetch.h>
 #include <rte_mbuf.h>
-#ifdef RTE_ARCH_X86_64
-#include <cpuid.h>
-#endif
 
 #include "decode.h"
 #include "flow.h"
@@ -103,18 +100,6 @@ burn_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	while (rte_rdtsc() < until)
 		rte_pause();
 	return n;
-}
-
-int mpe_cpu_prefetchw;
-
-RTE_INIT(mpe_cpu_detect)
-{
-#ifdef RTE_ARCH_X86_64
-	unsigned int a, b, c, d;
-
-	if (__get_cpuid(0x80000001, &a, &b, &c, &d))
-		mpe_cpu_prefetchw = (c & bit_PRFCHW) != 0;
-#endif
 }
 
 /* The lines parse reads and writes: in the ring shapes another core wrote them last, and

@@ -12,6 +12,10 @@
 #include <rte_mbuf_dyn.h>
 
 #include "pkt.h"
+/* mpe_prefetch_w(): prefetch a line the caller is about to write, asked for in exclusive
+ * state at once rather than read shared and then taken over from the CPU that wrote it last,
+ * a second trip. For the CPU family, as meson chose it (prefetch_w_x86_64.h, _generic.h). */
+#include "prefetch_w.h"
 #include "shm.h"
 
 /* Per-packet metadata, kept in an mbuf dynamic field registered by the primary. */
@@ -88,26 +92,6 @@ struct mpe_stage_ops {
 };
 
 #define MPE_STAGE_NONE 0xff
-
-/* Whether the CPU has PREFETCHW (x86: CPUID 0x80000001, ECX bit 8), set once at start. */
-extern int mpe_cpu_prefetchw;
-
-/* Prefetch a line the caller is about to write: asked for in exclusive state at once, rather
- * than read shared and then taken over from the CPU that wrote it last, a second trip.
- * __builtin_prefetch(p, 1, 3) (as DPDK 22.11's experimental rte_prefetch0_write()) gives
- * PREFETCHW only when the compiler targets it, and Debian's libdpdk flags (-march=corei7)
- * do not: there it is a read prefetch. So the instruction is chosen at run time. */
-static inline void
-mpe_prefetch_w(const void *p)
-{
-#ifdef RTE_ARCH_X86_64
-	if (likely(mpe_cpu_prefetchw)) {
-		asm volatile("prefetchw %0" : : "m"(*(const volatile char *)p));
-		return;
-	}
-#endif
-	__builtin_prefetch(p, 1, 3);
-}
 
 /* Fill @ctx's port tables (ethdev ids, MACs, peers) from @conf. */
 void mpe_stage_ports(struct mpe_stage_ctx *ctx, const struct mpe_conf *conf);

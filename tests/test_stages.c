@@ -1,7 +1,6 @@
 /* Stages as the worker loop runs them: bursts of real mbufs in, the survivors first in their
  * order, the dropped behind them, and the mbuf fields, metadata and counters each stage owns.
  * Table-driven: each case is a burst of frames and the verdict each must get. */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,41 +534,29 @@ test_data_offset(void)
 
 /* The worker and parse prefetch the mbuf lines they write with PREFETCHW where the CPU has
  * it (the compiler, at -march=corei7, would give a read prefetch): the run-time check must
- * agree with what the kernel reports (x86 flag "3dnowprefetch"), and a prefetch must leave
- * the line's contents alone. */
+ * agree with what the kernel reports (the x86 flag "3dnowprefetch"; no such flag, and no
+ * check, on other CPU families). */
 static void
 test_prefetch_w(void)
 {
-	volatile uint64_t word = 42;
 	char *line = NULL;
 	size_t cap = 0;
-	int kernel = -1;
-	FILE *f;
+	int kernel = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
 
-	mpe_prefetch_w((const void *)&word);
-	CHECK(word == 42, "a prefetched word changed: %" PRIu64, word);
-#ifdef RTE_ARCH_X86_64
-	f = fopen("/proc/cpuinfo", "r");
 	if (!CHECK(f != NULL, "no /proc/cpuinfo"))
 		return;
-	while (kernel < 0 && getline(&line, &cap, f) > 0) {
+	while (getline(&line, &cap, f) > 0) {
 		if (strncmp(line, "flags", 5) != 0)
 			continue;
 		line[strcspn(line, "\n")] = ' '; /* every name of the list between spaces */
 		kernel = strstr(line, " 3dnowprefetch ") != NULL;
+		break;
 	}
 	free(line);
 	fclose(f);
-	CHECK(kernel >= 0, "no flags line in /proc/cpuinfo");
 	CHECK(mpe_cpu_prefetchw == kernel, "PREFETCHW: the engine says %d, the kernel %d",
 	      mpe_cpu_prefetchw, kernel);
-#else
-	(void)f;
-	(void)line;
-	(void)cap;
-	(void)kernel;
-	CHECK(mpe_cpu_prefetchw == 0, "PREFETCHW detected off x86-64");
-#endif
 }
 
 int
