@@ -62,7 +62,8 @@ static size_t
 table_size(uint32_t capacity)
 {
 	return sizeof(struct mpe_flow_table) + (size_t)capacity * sizeof(struct mpe_flow) +
-	       (size_t)cache_entries(capacity) * sizeof(uint64_t);
+	       (size_t)cache_entries(capacity) / MPE_FLOW_CACHE_WAYS *
+		       sizeof(struct mpe_flow_cache_set);
 }
 
 struct mpe_flow_table *
@@ -120,8 +121,10 @@ mpe_flow_table_create(const char *name, uint32_t capacity, uint64_t idle_timeout
 	t->version = MPE_FLOW_TABLE_VERSION;
 	t->flow_size = sizeof(struct mpe_flow);
 	t->capacity = capacity;
+	RTE_BUILD_BUG_ON((MPE_FLOW_CACHE_WAYS & (MPE_FLOW_CACHE_WAYS - 1)) != 0 ||
+			 MPE_FLOW_CACHE_WAYS > MPE_FLOW_CAPACITY_MIN);
 	t->cache_mask = cache_entries(capacity) - 1;
-	t->cache = (uint64_t *)&t->flows[capacity];
+	t->cache = (struct mpe_flow_cache_set *)&t->flows[capacity];
 	t->idle_timeout_tsc = idle_timeout_tsc;
 	t->sweep_step_tsc = RTE_MAX(idle_timeout_tsc / 2 / capacity, (uint64_t)1);
 	t->hash = h;
@@ -155,7 +158,7 @@ mpe_flow_table_lookup(const char *name)
 	    __atomic_load_n(&t->magic, __ATOMIC_ACQUIRE) != MPE_FLOW_TABLE_MAGIC ||
 	    t->version != MPE_FLOW_TABLE_VERSION || t->flow_size != sizeof(struct mpe_flow) ||
 	    t->self != t || mz->len < table_size(t->capacity) ||
-	    t->cache != (const uint64_t *)&t->flows[t->capacity] ||
+	    t->cache != (const struct mpe_flow_cache_set *)&t->flows[t->capacity] ||
 	    t->cache_mask != cache_entries(t->capacity) - 1 ||
 	    strncmp(t->name, name, sizeof(t->name)) != 0) {
 		MPE_LOG(ERR, flow, "table %s: not a flow table of this layout", name);
@@ -255,15 +258,62 @@ key_equal(const struct mpe_flow_key *a, const struct mpe_flow_key *b)
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4])) == 0;
 }
 
-/* The position the cache gives for (@canon, @sig) if the flow there is that one, else -1. */
+/* The hashes, or the positions, of a set's ways in one vector */
+typedef uint32_t cache_vec __attribute__((vector_size(sizeof(uint32_t) * MPE_FLOW_CACHE_WAYS)));
+
+/* The set of the cache that holds the entry of hash @sig. */
+static inline struct mpe_flow_cache_set *
+cache_set(const struct mpe_flow_table *t, uint32_t sig)
+{
+	return &t->cache[sig & (t->cache_mask / MPE_FLOW_CACHE_WAYS)];
+}
+
+/* The position + 1 the set gives for hash @sig, or 0: the ways compared at once, the match's
+ * position kept by a mask and gathered by OR (at most one entry per hash; an empty entry
+ * adds 0 for a hash of 0). */
+static inline uint32_t
+cache_get(const struct mpe_flow_table *t, uint32_t sig)
+{
+	const struct mpe_flow_cache_set *set = cache_set(t, sig);
+	cache_vec s, p, want = {0};
+
+	RTE_BUILD_BUG_ON(MPE_FLOW_CACHE_WAYS != 4);
+	memcpy(&s, set->sig, sizeof(s));
+	memcpy(&p, set->pos1, sizeof(p));
+	want += sig;
+	p &= (cache_vec)(s == want);
+	return p[0] | p[1] | p[2] | p[3];
+}
+
+/* Puts (@sig, position @p) first in its set, in place of the entry of the same hash if there
+ * is one, else of the oldest; the entries before that place move one down. */
+static inline void
+cache_put(struct mpe_flow_table *t, uint32_t sig, int32_t p)
+{
+	struct mpe_flow_cache_set *set = cache_set(t, sig);
+	unsigned int w;
+
+	for (w = 0; w < MPE_FLOW_CACHE_WAYS - 1; w++)
+		if (set->sig[w] == sig)
+			break;
+	for (; w > 0; w--) {
+		set->sig[w] = set->sig[w - 1];
+		set->pos1[w] = set->pos1[w - 1];
+	}
+	set->sig[0] = sig;
+	set->pos1[0] = (uint32_t)p + 1;
+}
+
+/* The position the cache gives (@pos1: position + 1, 0 for none) if the flow there is the one
+ * of (@canon, @sig), else -1. */
 static inline int32_t
-cache_check(const struct mpe_flow_table *t, uint64_t e, const struct mpe_flow_key *canon,
+cache_check(const struct mpe_flow_table *t, uint32_t pos1, const struct mpe_flow_key *canon,
 	    uint32_t sig)
 {
 	const struct mpe_flow *f;
-	uint32_t p = (uint32_t)(e >> 32) - 1;
+	uint32_t p = pos1 - 1;
 
-	if ((uint32_t)e != sig || p >= t->capacity)
+	if (p >= t->capacity)
 		return -1;
 	f = &t->flows[p];
 	if (f->state != MPE_FLOW_ACTIVE || f->hash != sig || !key_equal(&f->key, canon))
@@ -283,8 +333,8 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 	const void *kp[BULK];
 	hash_sig_t sig[BULK], msig[BULK];
 	int32_t pos[BULK], mpos[BULK];
-	uint64_t ce[BULK];
-	uint8_t rev[BULK], miss[BULK];
+	uint32_t ce[BULK];
+	uint8_t rev[BULK], miss[BULK], cached[BULK];
 	uint32_t i, nm = 0, found = 0, inserted = 0;
 	int changing = 0;
 
@@ -292,10 +342,10 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 		memset(canon[i].zero, 0, sizeof(canon[i].zero));
 		rev[i] = (uint8_t)mpe_flow_key_canon(keys[i], &canon[i].k);
 		sig[i] = hashes != NULL ? hashes[i] : mpe_flow_hash_canon(&canon[i].k);
-		ce[i] = t->cache[sig[i] & t->cache_mask];
+		ce[i] = cache_get(t, sig[i]);
 		/* the flow's counters, and its key for the check */
-		if ((uint32_t)ce[i] == sig[i] && (uint32_t)(ce[i] >> 32) - 1 < t->capacity) {
-			const struct mpe_flow *f = &t->flows[(uint32_t)(ce[i] >> 32) - 1];
+		if (ce[i] - 1 < t->capacity) {
+			const struct mpe_flow *f = &t->flows[ce[i] - 1];
 
 			rte_prefetch0(f);
 			rte_prefetch0(&f->first_seen);
@@ -303,6 +353,7 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 	}
 	for (i = 0; i < n; i++) {
 		pos[i] = cache_check(t, ce[i], &canon[i].k, sig[i]);
+		cached[i] = pos[i] >= 0;
 		if (pos[i] < 0) {
 			kp[nm] = &canon[i];
 			msig[nm] = sig[i];
@@ -347,7 +398,8 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 			f = &t->flows[p];
 		}
 		/* a hint for the flow's next packets (the latest flow of this hash wins) */
-		t->cache[sig[i] & t->cache_mask] = sig[i] | (uint64_t)(p + 1) << 32;
+		if (!cached[i])
+			cache_put(t, sig[i], p);
 		dir = rev[i] ^ f->fwd_from_dst;
 		if (dirs != NULL)
 			dirs[i] = (uint8_t)dir;

@@ -13,19 +13,24 @@
  *   | struct mpe_flow [capacity]   |  indexed by the key position the rte_hash returns;
  *   |                              |  the owning worker writes; others read
  *   +------------------------------+
- *   | cache [cache_mask + 1]       |  the owning worker's hint of where recent flows are:
- *   |                              |  (hash, position + 1) at hash & cache_mask
+ *   | cache sets                   |  the owning worker's hint of where recent flows are:
+ *   |   [(cache_mask + 1) / 4]     |  (hash, position + 1) in the set of 4 the hash picks
  *   +------------------------------+
  *
  * Multi-process rule (DESIGN fact 2): every rte_hash call here is a *_with_hash variant fed
  * with mpe_flow_hash() computed by the calling process, so no function pointer stored in the
  * shared rte_hash is ever called. The rte_hash is created without locks or per-lcore caches.
  *
- * The cache in front of the rte_hash is direct-mapped by the flow hash and only a hint: an
- * entry is believed when the flow it points to is active, has the same hash and the same
- * canonical key, which is exactly when the rte_hash would return that position (an active
- * flow's slot is its key's position). So nothing ever invalidates it: expiry, a reset or a
- * new owner leave entries that fail the check, and the packet goes to the rte_hash.
+ * The cache in front of the rte_hash is 4-way set associative: the flow hash picks a set of
+ * four entries (32 bytes), which holds at most one entry per hash, the most recently added
+ * first. A flow goes in when the rte_hash has answered for it, taking the place of the entry
+ * of the same hash or else of the set's oldest. (Direct-mapped, one flow in nine of 1 000
+ * in 8 192 entries would share its entry with another and miss whenever the other came last.)
+ * An entry is only a hint: it is believed when the flow it points to is active, has the same
+ * hash and the same canonical key, which is exactly when the rte_hash would return that
+ * position (an active flow's slot is its key's position). So nothing ever invalidates it:
+ * expiry, a reset or a new owner leave entries that fail the check, and the packet goes to
+ * the rte_hash.
  */
 #ifndef MPE_FLOW_H
 #define MPE_FLOW_H
@@ -42,9 +47,11 @@
 #define MPE_FLOW_CAPACITY_MAX (1u << 24)
 /* Most cache entries (8 bytes each): a 64 KiB cache stays in a core's L2. */
 #define MPE_FLOW_CACHE_MAX (1u << 13)
+/* Entries in a set of the cache (compared at once; at most the fewest entries: 8) */
+#define MPE_FLOW_CACHE_WAYS 4
 
 #define MPE_FLOW_TABLE_MAGIC   0x4d5045464c4f5754ULL /* "MPEFLOWT" */
-#define MPE_FLOW_TABLE_VERSION 4
+#define MPE_FLOW_TABLE_VERSION 5
 
 /* Directions of a flow: forward is the direction of its first packet. */
 enum mpe_flow_dir {
@@ -88,6 +95,13 @@ struct mpe_flow_stats {
 	uint64_t cache_hits; /* lookups answered by the cache, without the rte_hash */
 };
 
+/* A set of the flow cache (32 bytes): the hashes of its entries, and their positions + 1 (0:
+ * empty), the newest first. */
+struct mpe_flow_cache_set {
+	uint32_t sig[MPE_FLOW_CACHE_WAYS];
+	uint32_t pos1[MPE_FLOW_CACHE_WAYS];
+};
+
 struct rte_hash;
 
 struct mpe_flow_table {
@@ -100,7 +114,7 @@ struct mpe_flow_table {
 	uint64_t idle_timeout_tsc; /* 0: flows never expire */
 	uint64_t sweep_step_tsc;   /* paced expiry: one slot per step, the table twice a timeout */
 	struct rte_hash *hash;     /* in hugepage memory; only *_with_hash calls on it */
-	uint64_t *cache;           /* after flows[]: hash | (position + 1) << 32, 0 if empty */
+	struct mpe_flow_cache_set *cache; /* after flows[] */
 	const void *self;          /* the creator's address of this table */
 	char name[MPE_FLOW_NAME_MAX + 1];
 

@@ -775,6 +775,24 @@ one_hashed(struct mpe_flow_table *t, const struct mpe_flow_key *k, uint32_t hash
 	return out[0];
 }
 
+/* The cache's entries for hash @h: how many there are, and through @pos the position the
+ * last of them names (0 if none). */
+static unsigned int
+cache_entries_of(const struct mpe_flow_table *t, uint32_t h, uint32_t *pos)
+{
+	const struct mpe_flow_cache_set *set =
+		&t->cache[h & ((t->cache_mask + 1) / MPE_FLOW_CACHE_WAYS - 1)];
+	unsigned int w, n = 0;
+
+	*pos = 0;
+	for (w = 0; w < MPE_FLOW_CACHE_WAYS; w++)
+		if (set->pos1[w] != 0 && set->sig[w] == h) {
+			*pos = set->pos1[w] - 1;
+			n++;
+		}
+	return n;
+}
+
 /* The cache in front of the rte_hash answers repeated flows, and is never believed for a flow
  * that is not the packet's: same hash and other key, an expired flow, a slot given to
  * another flow. */
@@ -821,6 +839,9 @@ test_cache(void)
 	/* after c came c, b, b, c, b, b: the entry named the packet's flow three times */
 	CHECK(stats(t).cache_hits - hits == 3, "%" PRIu64 " hits among alternating keys",
 	      stats(t).cache_hits - hits);
+	CHECK(cache_entries_of(t, H, &i) == 1 && i == (uint32_t)(fa - t->flows),
+	      "the set holds %u entries of one hash, or not the latest flow's",
+	      cache_entries_of(t, H, &i));
 
 	/* an expired flow's entry is not believed: its next packet makes a new flow */
 	CHECK(mpe_flow_expire(t, 100 + TIMEOUT, CAP) == 3 && stats(t).active == 0,
@@ -847,8 +868,9 @@ test_cache_reused_slot(void)
 
 	if (!CHECK(t != NULL, "create: rte_errno %d", rte_errno))
 		return;
-	/* x (its entry written by its second packet), then z (key 2) older than the rest, then
-	 * a full table; every other key is given a hash off x's entry, so that only x writes it */
+	/* x (its entry written by its first packet), then z (key 2) older than the rest, then
+	 * a full table; every other key is given a hash of another set than x's, so that its
+	 * entry stays */
 	make_key(&x, 1, MPE_FLOW_IPV4, IPPROTO_TCP);
 	fx = one(t, &x, 100, TCP_SYN, 10);
 	if (!CHECK(fx != NULL && one(t, &x, 100, TCP_ACK, 11) == fx, "x's second packet"))
@@ -858,15 +880,14 @@ test_cache_reused_slot(void)
 	one_hashed(t, &k, hx ^ 1, 500);
 	for (i = 0; i < CAP - 2; i++) {
 		make_key(&k, 100 + i, MPE_FLOW_IPV6, IPPROTO_UDP);
-		one_hashed(t, &k, hx ^ (1 + i % t->cache_mask), 1000);
+		one_hashed(t, &k, hx ^ (1 + i % (t->cache_mask / MPE_FLOW_CACHE_WAYS)), 1000);
 	}
 	CHECK(stats(t).active == CAP, "%" PRIu64 " flows, want a full table", stats(t).active);
 	/* x alone expires; y takes the one free slot, which the entry of x still names */
 	CHECK(mpe_flow_expire(t, 11 + TIMEOUT + 1, CAP) == 1, "not x alone expired");
 	make_key(&y, 3, MPE_FLOW_IPV4, IPPROTO_UDP);
 	fy = one_hashed(t, &y, hx ^ 2, 1012);
-	if (!CHECK(fy == fx &&
-			   (t->cache[hx & t->cache_mask] >> 32) == (uint64_t)(fx - t->flows) + 1,
+	if (!CHECK(fy == fx && cache_entries_of(t, hx, &i) == 1 && i == (uint32_t)(fx - t->flows),
 		   "y did not take x's slot (%p, %p), or x's entry is gone", (void *)fy, (void *)fx))
 		goto out;
 	/* z expires, so x's next packet has a slot to go to */
@@ -877,6 +898,61 @@ test_cache_reused_slot(void)
 		      fy->pkts[0] == 1 && fy->pkts[1] == 0 && stats(t).cache_hits == hits,
 	      "x's packet went to the flow that took its old slot");
 out:
+	mpe_flow_table_free(t);
+}
+
+/* Flows whose hashes would share one entry of a direct-mapped cache: up to a set's ways they
+ * are all answered by the cache once each has been seen; one more, and every packet still goes
+ * to its own flow. */
+static void
+test_cache_set(void)
+{
+	/* SET: the ways of a set, which the README gives */
+	enum { CAP = 64, H = 0x3c3c0015, SET = 4, FLOWS = SET + 1, ROUNDS = 6 };
+	struct mpe_flow_table *t = mpe_flow_table_create("ft_cache3", CAP, TIMEOUT, SOCKET_ID_ANY);
+	struct mpe_flow_key k[FLOWS];
+	struct mpe_flow *f[FLOWS];
+	uint32_t i, r, h[FLOWS];
+	uint64_t hits;
+
+	if (!CHECK(t != NULL, "create: rte_errno %d", rte_errno))
+		return;
+	/* one low part (the set, and a direct-mapped cache's entry), other high parts */
+	for (i = 0; i < FLOWS; i++) {
+		make_key(&k[i], 10 + i, i & 1 ? MPE_FLOW_IPV6 : MPE_FLOW_IPV4, IPPROTO_TCP);
+		h[i] = H ^ (i << 16);
+	}
+	for (i = 0; i < SET; i++)
+		f[i] = one_hashed(t, &k[i], h[i], 10);
+	hits = stats(t).cache_hits;
+	for (r = 0; r < ROUNDS; r++)
+		for (i = 0; i < SET; i++)
+			CHECK(one_hashed(t, &k[i], h[i], 11) == f[i], "round %u: flow %u elsewhere", r, i);
+	CHECK(stats(t).cache_hits - hits == ROUNDS * SET,
+	      "%" PRIu64 " of %u packets of %u flows of one set answered by the cache",
+	      stats(t).cache_hits - hits, ROUNDS * SET, SET);
+
+	/* one flow more than the set holds: entries are replaced, packets still counted right */
+	f[FLOWS - 1] = one_hashed(t, &k[FLOWS - 1], h[FLOWS - 1], 12);
+	for (r = 0; r < ROUNDS; r++)
+		for (i = 0; i < FLOWS; i++)
+			CHECK(one_hashed(t, &k[i], h[i], 13) == f[i], "round %u: flow %u elsewhere", r, i);
+	for (i = 0; i < FLOWS; i++) {
+		uint32_t pos;
+
+		CHECK(f[i] != NULL && f[i]->pkts[0] == 1 + ROUNDS * (i < SET ? 2 : 1),
+		      "flow %u: %" PRIu64 " packets", i, f[i] != NULL ? f[i]->pkts[0] : 0);
+		CHECK(cache_entries_of(t, h[i], &pos) <= 1, "flow %u: more than one entry", i);
+	}
+	CHECK(stats(t).active == FLOWS && stats(t).lookups == (1 + 2 * ROUNDS) * FLOWS - ROUNDS,
+	      "%" PRIu64 " flows, %" PRIu64 " lookups", stats(t).active, stats(t).lookups);
+
+	/* a hash of 0 among the empty entries (0) of its set */
+	make_key(&k[0], 99, MPE_FLOW_IPV4, IPPROTO_UDP);
+	f[0] = one_hashed(t, &k[0], 0, 14);
+	hits = stats(t).cache_hits;
+	CHECK(f[0] != NULL && one_hashed(t, &k[0], 0, 15) == f[0] && stats(t).cache_hits == hits + 1,
+	      "the flow of hash 0 was not answered by the cache");
 	mpe_flow_table_free(t);
 }
 
@@ -892,6 +968,7 @@ static const struct test_case cases[] = {
 	{"top-k by bytes", test_top_k},
 	{"cache: repeated flows answered, never a flow of another key", test_cache},
 	{"cache: an entry naming a slot another flow took is not believed", test_cache_reused_slot},
+	{"cache: the flows of one set all answered, one more still counted right", test_cache_set},
 	{"re-attach by name and recover", test_reattach},
 };
 
