@@ -311,7 +311,7 @@ decode_ipv6(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
 }
 
 int
-mpe_decode(const void *frame, uint32_t len, struct mpe_decoded *d)
+mpe_decode_general(const void *frame, uint32_t len, struct mpe_decoded *d)
 {
 	const uint8_t *p = frame;
 	uint32_t off = ETH_HLEN;
@@ -359,4 +359,68 @@ l2_done:
 out:
 	d->bad = (uint8_t)bad;
 	return bad == MPE_DECODE_OK ? 0 : -EINVAL;
+}
+
+/* Untagged IPv4 with a 20-byte header, not a fragment, carrying TCP or UDP whose header is
+ * well formed, in a frame of at least 54 bytes: nearly all traffic. Fills @d exactly as
+ * mpe_decode_general() would (test_decode and fuzz_decode hold it to that), with its checks
+ * folded into one branch instead of a branch per layer and protocol, whose outcome a mix of
+ * TCP and UDP makes hard to predict, and the key written in whole words, which the parse
+ * stage copies without waiting for byte stores. Returns 0, or -1 for any other frame. */
+static inline int
+decode_ipv4_fast(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
+{
+	const uint8_t *ip = p + ETH_HLEN, *l4 = ip + IPV4_MIN_HLEN;
+	uint32_t total, avail, ulen, thlen, hlen, tcp, udp, ok;
+	uint64_t w0, sa = 0, da = 0;
+	uint16_t ports[2];
+
+	if (len < ETH_HLEN + IPV4_MIN_HLEN + TCP_MIN_HLEN || rd16(p + 12) != MPE_ETHER_TYPE_IPV4 ||
+	    ip[0] != 0x45 || (rd16(ip + 6) & (IPV4_MF | IPV4_FRAG_OFF_MASK)) != 0)
+		return -1;
+	total = rd16(ip + 2);
+	avail = total - IPV4_MIN_HLEN; /* only used when total >= IPV4_MIN_HLEN */
+	tcp = ip[9] == IPPROTO_TCP;
+	udp = ip[9] == IPPROTO_UDP;
+	thlen = (uint32_t)(l4[12] >> 4) * 4;
+	ulen = rd16(l4 + 4);
+	ok = (total >= IPV4_MIN_HLEN) & (total <= len - ETH_HLEN) &
+	     ((tcp & (thlen >= TCP_MIN_HLEN) & (thlen <= avail)) |
+	      (udp & (ulen >= UDP_HLEN) & (ulen <= avail)));
+	if (!ok)
+		return -1;
+	hlen = tcp ? thlen : UDP_HLEN;
+
+	memset(d, 0, sizeof(*d));
+	memcpy(ports, l4, sizeof(ports));
+	memcpy(&sa, ip + 12, 4);
+	memcpy(&da, ip + 16, 4);
+	/* struct mpe_flow_key in words, as mpe_flow_hash() reads it (pkt.h) */
+	w0 = (uint64_t)MPE_FLOW_IPV4 | (uint64_t)ip[9] << 8 | (uint64_t)ports[0] << 32 |
+	     (uint64_t)ports[1] << 48;
+	memcpy(&d->key, &w0, sizeof(w0));
+	memcpy(d->key.src, &sa, sizeof(sa));
+	memcpy(d->key.dst, &da, sizeof(da));
+	d->ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
+		   (tcp ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
+	d->l2_len = ETH_HLEN;
+	d->l3_len = IPV4_MIN_HLEN;
+	d->l4_offset = ETH_HLEN + IPV4_MIN_HLEN;
+	d->l4_len = (uint16_t)hlen;
+	d->payload_offset = ETH_HLEN + IPV4_MIN_HLEN + hlen;
+	/* TCP: to the end of the datagram; UDP: of its own length */
+	d->payload_len = (tcp ? total - IPV4_MIN_HLEN : ulen) - hlen;
+	d->ether_type = MPE_ETHER_TYPE_IPV4;
+	d->ip_version = 4;
+	d->ip_proto = ip[9];
+	d->tcp_flags = tcp ? l4[13] : 0;
+	return 0;
+}
+
+int
+mpe_decode(const void *frame, uint32_t len, struct mpe_decoded *d)
+{
+	if (decode_ipv4_fast(frame, len, d) == 0)
+		return 0;
+	return mpe_decode_general(frame, len, d);
 }

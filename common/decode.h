@@ -75,6 +75,10 @@ struct mpe_decoded {
  */
 int mpe_decode(const void *frame, uint32_t len, struct mpe_decoded *d);
 
+/* mpe_decode() without its short cut for untagged IPv4 TCP and UDP: the same result for every
+ * frame, by the walk layer by layer. For tests, which hold the two to each other. */
+int mpe_decode_general(const void *frame, uint32_t len, struct mpe_decoded *d);
+
 /* Short name of a reason ("ok", "short_l2", ...); "unknown" beyond MPE_DECODE_BAD_MAX. */
 const char *mpe_decode_bad_name(unsigned int reason);
 

@@ -113,6 +113,10 @@ prefetch_packet(struct rte_mbuf *m)
 	mpe_prefetch_w(mpe_pkt_priv(m));
 }
 
+/* Packets decoded before their results are written: those writes read what the decoder
+ * stored, and by then the stores are in the cache instead of still on their way to it. */
+#define PARSE_CHUNK 32
+
 /* Decodes L2 to L4 into the mbuf (packet type, header lengths) and the metadata (symmetric
  * flow hash). A malformed frame is counted by reason and, unless the configuration says
  * malformed = pass, dropped: moved behind the survivors for the worker loop to free. */
@@ -120,53 +124,60 @@ static uint16_t
 parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf *dropped[MPE_MAX_BURST];
+	struct mpe_decoded dec[PARSE_CHUNK];
+	int rcs[PARSE_CHUNK];
 	const int pass = ctx->conf->malformed_pass;
-	uint16_t i, kept = 0, nd = 0;
+	uint16_t i, j, c, kept = 0, nd = 0;
 
 	/* the whole burst at once: the misses overlap instead of following each other */
 	for (i = 0; i < n; i++)
 		prefetch_packet(pkts[i]);
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
-		struct mpe_pkt_priv *pp = mpe_pkt_priv(m);
-		struct mpe_decoded d;
-		int rc;
+	for (i = 0; i < n; i += c) {
+		c = RTE_MIN((uint16_t)(n - i), (uint16_t)PARSE_CHUNK);
+		for (j = 0; j < c; j++)
+			rcs[j] = mpe_decode(rte_pktmbuf_mtod(pkts[i + j], void *),
+					    rte_pktmbuf_data_len(pkts[i + j]), &dec[j]);
+		for (j = 0; j < c; j++) {
+			struct rte_mbuf *m = pkts[i + j];
+			struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
+			struct mpe_pkt_priv *pp = mpe_pkt_priv(m);
+			const struct mpe_decoded *d = &dec[j];
 
-		rc = mpe_decode(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m), &d);
-
-		m->packet_type = d.ptype;
-		m->l2_len = d.l2_len;
-		m->l3_len = d.l3_len;
-		m->l4_len = d.l4_len;
-		/* IPv6 extension headers may add up to more than the mbuf's 9-bit field holds:
-		 * leave L3 and L4 undescribed in the mbuf rather than describe them wrongly */
-		if (unlikely(d.l3_len > RTE_LEN2MASK(RTE_MBUF_L3_LEN_BITS, uint16_t))) {
-			m->packet_type = d.ptype & (RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK);
-			m->l3_len = 0;
-			m->l4_len = 0;
-		}
-		/* A well-formed IP packet without IPv6 extension headers has the key that
-		 * mpe_pkt_flow_key() reads (test_decode holds them to it), so a hash of it made
-		 * at RX by the distributor is this one. (Not for other frames: their key is
-		 * the MAC addresses, which a stage before this one may have rewritten.) */
-		if (!(meta->flags & MPE_META_HASHED) || rc != 0 || d.ip_version == 0 ||
-		    d.ext_count != 0) {
-			meta->flow_hash = mpe_flow_hash(&d.key);
-			meta->flags &= (uint8_t)~MPE_META_HASHED;
-		}
-		meta->flags |= MPE_META_PARSED;
-		pp->key = d.key;
-		pp->tcp_flags = d.tcp_flags;
-		pp->flow = NULL;
-		if (unlikely(rc < 0)) {
-			ctx->malformed[d.bad]++;
-			if (!pass) {
-				dropped[nd++] = m;
-				continue;
+			m->packet_type = d->ptype;
+			m->l2_len = d->l2_len;
+			m->l3_len = d->l3_len;
+			m->l4_len = d->l4_len;
+			/* IPv6 extension headers may add up to more than the mbuf's 9-bit field
+			 * holds: leave L3 and L4 undescribed in the mbuf rather than describe
+			 * them wrongly */
+			if (unlikely(d->l3_len > RTE_LEN2MASK(RTE_MBUF_L3_LEN_BITS, uint16_t))) {
+				m->packet_type = d->ptype & (RTE_PTYPE_L2_MASK | RTE_PTYPE_L3_MASK);
+				m->l3_len = 0;
+				m->l4_len = 0;
 			}
+			/* A well-formed IP packet without IPv6 extension headers has the key that
+			 * mpe_pkt_flow_key() reads (test_decode holds them to it), so a hash of
+			 * it made at RX by the distributor is this one. (Not for other frames:
+			 * their key is the MAC addresses, which a stage before this one may have
+			 * rewritten.) */
+			if (!(meta->flags & MPE_META_HASHED) || rcs[j] != 0 || d->ip_version == 0 ||
+			    d->ext_count != 0) {
+				meta->flow_hash = mpe_flow_hash(&d->key);
+				meta->flags &= (uint8_t)~MPE_META_HASHED;
+			}
+			meta->flags |= MPE_META_PARSED;
+			pp->key = d->key;
+			pp->tcp_flags = d->tcp_flags;
+			pp->flow = NULL;
+			if (unlikely(rcs[j] < 0)) {
+				ctx->malformed[d->bad]++;
+				if (!pass) {
+					dropped[nd++] = m;
+					continue;
+				}
+			}
+			pkts[kept++] = m;
 		}
-		pkts[kept++] = m;
 	}
 	memcpy(pkts + kept, dropped, nd * sizeof(pkts[0]));
 	return kept;

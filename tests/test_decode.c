@@ -236,20 +236,24 @@ guard_init(void)
 static int same_decode(const struct mpe_decoded *a, const struct mpe_decoded *b);
 
 /* Decodes the first @len bytes twice: copied against the guard page (an over-read faults)
- * and as an exact-size heap copy (valgrind names the over-read); both must agree. */
+ * and as an exact-size heap copy (valgrind names the over-read); both must agree, and agree
+ * with the general decoder (mpe_decode() takes a short cut for most IPv4). */
 static int
 decode(const struct frame *f, uint32_t len, struct mpe_decoded *d)
 {
 	uint8_t *p = heap_copy(f, len);
 	uint8_t *g = guard_end - len;
-	struct mpe_decoded dg;
-	int rc, rcg;
+	struct mpe_decoded dg, dw;
+	int rc, rcg, rcw;
 
 	memcpy(g, f->b, len);
 	rcg = mpe_decode(g, len, &dg);
 	rc = mpe_decode(p, len, d);
+	rcw = mpe_decode_general(p, len, &dw);
 	free(p);
 	CHECK(rc == rcg && same_decode(d, &dg), "%u bytes: heap and guard page copies differ", len);
+	CHECK(rc == rcw && same_decode(d, &dw), "%u bytes: mpe_decode and mpe_decode_general differ",
+	      len);
 	return rc;
 }
 
@@ -766,6 +770,78 @@ test_key_matches_pkt_flow_key_mutated(void)
 	      applies, outside);
 }
 
+/* Whether mpe_decode() may have taken its short cut for this result: untagged IPv4 with a
+ * 20-byte header, not a fragment, TCP or UDP, at least 54 bytes, well formed. */
+static int
+short_cut_kind(const struct mpe_decoded *d, int rc, uint32_t len)
+{
+	return rc == 0 && d->ether_type == 0x0800 && d->vlan_count == 0 && d->l3_len == 20 &&
+	       !d->frag && (d->ip_proto == IPPROTO_TCP || d->ip_proto == IPPROTO_UDP) && len >= 54;
+}
+
+/* mpe_decode()'s short cut gives what the general decoder gives, for any bytes: every frame
+ * of the table changed where the short cut decides (IPv4 total length, UDP length, TCP data
+ * offset, each around the bounds; any header byte) and cut at random lengths. */
+static void
+test_short_cut_matches_general_mutated(void)
+{
+	unsigned int i, r, taken = 0, near = 0, differ = 0;
+	uint32_t seed = 0x73686f72;
+
+	for (i = 0; i < TEST_DIM(ok_cases); i++) {
+		struct frame f;
+
+		build(&f, &ok_cases[i].s);
+		for (r = 0; r < 600; r++) {
+			struct frame g = f;
+			struct mpe_decoded a, b;
+			uint32_t len = g.len, l4 = g.l2_len + 20, v;
+			int ra, rb;
+			uint8_t *p;
+
+			seed = seed * 1103515245u + 12345u;
+			v = (seed >> 16) % 8;
+			switch ((seed >> 8) % 5) {
+			case 0: /* IPv4 total length around the frame's IP bytes */
+				put16(g.b + g.l2_len + 2, (uint16_t)(len - g.l2_len + v - 4));
+				break;
+			case 1: /* UDP length around the datagram's payload */
+				put16(g.b + l4 + 4, (uint16_t)(g.ip_end - l4 + v - 4));
+				break;
+			case 2: /* TCP data offset, any */
+				g.b[l4 + 12] = (uint8_t)((seed >> 20) << 4 | (g.b[l4 + 12] & 0x0f));
+				break;
+			case 3: /* any header byte, any value */
+				g.b[(seed >> 12) % RTE_MIN(len, 64u)] = (uint8_t)(seed >> 24);
+				break;
+			default:
+				break;
+			}
+			seed = seed * 1103515245u + 12345u;
+			if ((seed >> 20) % 4 == 0)
+				len = (seed >> 4) % (len + 1);
+			p = heap_copy(&g, len);
+			ra = mpe_decode(p, len, &a);
+			rb = mpe_decode_general(p, len, &b);
+			free(p);
+			if (short_cut_kind(&b, rb, len))
+				taken++;
+			else if (b.ether_type == 0x0800 && b.vlan_count == 0)
+				near++;
+			if (ra != rb || !same_decode(&a, &b)) {
+				if (differ++ < 5)
+					CHECK(0, "%s, mutation %u (%u bytes): %s against %s",
+					      ok_cases[i].name, r, len, mpe_decode_bad_name(a.bad),
+					      mpe_decode_bad_name(b.bad));
+			}
+		}
+	}
+	CHECK(differ == 0, "%u mutated frames decoded otherwise by the short cut", differ);
+	/* the short cut's frames and untagged IPv4 it must leave alone are both exercised */
+	CHECK(taken > 1000 && near > 1000, "%u frames of the short cut's kind, %u other IPv4",
+	      taken, near);
+}
+
 /* Both IPv4 fragments of one datagram, and both IPv6 ones, give one key. */
 static void
 test_fragments_share_a_key(void)
@@ -1184,6 +1260,8 @@ main(void)
 		{"decode: key equals mpe_pkt_flow_key's for any well-formed IP frame without "
 		 "IPv6 extension headers (mutated frames)", test_key_matches_pkt_flow_key_mutated},
 		{"decode: fragments of one datagram share a key", test_fragments_share_a_key},
+		{"decode: the short cut for IPv4 TCP and UDP decodes as the general decoder "
+		 "(mutated frames)", test_short_cut_matches_general_mutated},
 		{"malformed: what was decoded before the problem is kept",
 		 test_bad_frames_keep_what_was_decoded},
 		{"malformed: endless extension header chain stops at the bound",
