@@ -717,6 +717,23 @@ test_key_matches_pkt_flow_key(void)
 	CHECK(compared > 20, "only %u frames compared", compared);
 }
 
+/* The mutation tests' pseudo-random numbers: a linear congruential step of @seed. */
+static uint32_t
+next_rand(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed;
+}
+
+/* @len, or one time in four a random length up to it: a mutated frame also cut short. */
+static uint32_t
+random_cut(uint32_t *seed, uint32_t len)
+{
+	uint32_t r = next_rand(seed);
+
+	return (r >> 20) % 4 == 0 ? (r >> 4) % (len + 1) : len;
+}
+
 /* The parse stage keeps the distributor's hash of mpe_pkt_flow_key() for a well-formed IP
  * packet without IPv6 extension headers. That holds for any bytes, not just the table's
  * frames: every frame of the table (extension headers too), changed at random header bytes
@@ -739,15 +756,13 @@ test_key_matches_pkt_flow_key_mutated(void)
 			uint32_t len = g.len;
 			uint8_t *p;
 
-			seed = seed * 1103515245u + 12345u;
-			flips = 1 + (seed >> 16) % 3;
+			flips = 1 + (next_rand(&seed) >> 16) % 3;
 			for (j = 0; j < flips; j++) {
-				seed = seed * 1103515245u + 12345u;
-				g.b[(seed >> 8) % RTE_MIN(len, 96u)] = (uint8_t)(seed >> 24);
+				uint32_t x = next_rand(&seed);
+
+				g.b[(x >> 8) % RTE_MIN(len, 96u)] = (uint8_t)(x >> 24);
 			}
-			seed = seed * 1103515245u + 12345u;
-			if ((seed >> 20) % 4 == 0)
-				len = (seed >> 4) % (len + 1);
+			len = random_cut(&seed, len);
 			p = heap_copy(&g, len);
 			if (mpe_decode(p, len, &d) != 0 || d.ip_version == 0 || d.ext_count != 0) {
 				outside++;
@@ -775,8 +790,9 @@ test_key_matches_pkt_flow_key_mutated(void)
 static int
 short_cut_kind(const struct mpe_decoded *d, int rc, uint32_t len)
 {
-	return rc == 0 && d->ether_type == 0x0800 && d->vlan_count == 0 && d->l3_len == 20 &&
-	       !d->frag && (d->ip_proto == IPPROTO_TCP || d->ip_proto == IPPROTO_UDP) && len >= 54;
+	return rc == 0 && d->ether_type == MPE_ETHER_TYPE_IPV4 && d->vlan_count == 0 &&
+	       d->l3_len == 20 && !d->frag &&
+	       (d->ip_proto == IPPROTO_TCP || d->ip_proto == IPPROTO_UDP) && len >= 54;
 }
 
 /* mpe_decode()'s short cut gives what the general decoder gives, for any bytes: every frame
@@ -795,13 +811,12 @@ test_short_cut_matches_general_mutated(void)
 		for (r = 0; r < 600; r++) {
 			struct frame g = f;
 			struct mpe_decoded a, b;
-			uint32_t len = g.len, l4 = g.l2_len + 20, v;
+			uint32_t len = g.len, l4 = g.l2_len + 20, x = next_rand(&seed);
+			uint32_t v = (x >> 16) % 8;
 			int ra, rb;
 			uint8_t *p;
 
-			seed = seed * 1103515245u + 12345u;
-			v = (seed >> 16) % 8;
-			switch ((seed >> 8) % 5) {
+			switch ((x >> 8) % 5) {
 			case 0: /* IPv4 total length around the frame's IP bytes */
 				put16(g.b + g.l2_len + 2, (uint16_t)(len - g.l2_len + v - 4));
 				break;
@@ -809,24 +824,22 @@ test_short_cut_matches_general_mutated(void)
 				put16(g.b + l4 + 4, (uint16_t)(g.ip_end - l4 + v - 4));
 				break;
 			case 2: /* TCP data offset, any */
-				g.b[l4 + 12] = (uint8_t)((seed >> 20) << 4 | (g.b[l4 + 12] & 0x0f));
+				g.b[l4 + 12] = (uint8_t)((x >> 20) << 4 | (g.b[l4 + 12] & 0x0f));
 				break;
 			case 3: /* any header byte, any value */
-				g.b[(seed >> 12) % RTE_MIN(len, 64u)] = (uint8_t)(seed >> 24);
+				g.b[(x >> 12) % RTE_MIN(len, 64u)] = (uint8_t)(x >> 24);
 				break;
 			default:
 				break;
 			}
-			seed = seed * 1103515245u + 12345u;
-			if ((seed >> 20) % 4 == 0)
-				len = (seed >> 4) % (len + 1);
+			len = random_cut(&seed, len);
 			p = heap_copy(&g, len);
 			ra = mpe_decode(p, len, &a);
 			rb = mpe_decode_general(p, len, &b);
 			free(p);
 			if (short_cut_kind(&b, rb, len))
 				taken++;
-			else if (b.ether_type == 0x0800 && b.vlan_count == 0)
+			else if (b.ether_type == MPE_ETHER_TYPE_IPV4 && b.vlan_count == 0)
 				near++;
 			if (ra != rb || !same_decode(&a, &b)) {
 				if (differ++ < 5)
