@@ -17,7 +17,7 @@ for f in bench.md bench.csv summary.csv bench.png; do
 	check "$f written" [ -s "$out/$f" ]
 done
 
-if python3 - "$out" > "$TMP/check.log" 2>&1 <<'PY'
+if python3 - "$out" "$TOP" > "$TMP/check.log" 2>&1 <<'PY'
 import csv, struct, sys
 out = sys.argv[1]
 bad = []
@@ -37,6 +37,45 @@ for impl in ("process", "thread"):
         if len(r["memory"].split()) != (2 if impl == "process" else 1):
             bad.append("bench.csv: memory of every engine process: %r" % r["memory"])
 # the CPU placement probe before every run (two CPUs or more)
+# the run order: every row has its position, the rows are in that order, and a
+# configuration's thread run comes right after its process run
+try:
+    seqs = [int(r["seq"]) for r in raw]
+    if seqs != list(range(1, len(raw) + 1)):
+        bad.append("bench.csv: seq is not the rows' order: %r" % seqs)
+    pos = {(r["round"], r["case"], r["impl"]): int(r["seq"]) for r in raw}
+    for (rnd, case, impl), q in pos.items():
+        if impl == "process" and pos.get((rnd, case, "thread")) != q + 1:
+            bad.append("bench.csv: %s round %s: the thread run is not next to the process run"
+                       % (case, rnd))
+except (KeyError, ValueError) as e:
+    bad.append("bench.csv: no seq column of integers: %s" % e)
+if "`--seed " not in open(out + "/bench.md").read():
+    bad.append("bench.md: the seed of the run order is not given")
+# the order itself, on more configurations and rounds than a quick run has
+import importlib.machinery, importlib.util
+spec = importlib.util.spec_from_loader("mpe_bench", importlib.machinery.SourceFileLoader(
+    "mpe_bench", sys.argv[2] + "/tools/mpe-bench"))
+mb = importlib.util.module_from_spec(spec)
+sys.path.insert(0, sys.argv[2] + "/tools/bench")
+spec.loader.exec_module(mb)
+cs = [{"name": "c%d" % i, "impls": ["process", "thread"]} for i in range(6)]
+rs = [{"name": "r%d" % i} for i in range(3)]
+def names(runs):
+    return [(rnd, item["name"], impl) for rnd, _, item, impl in runs]
+order = names(mb.run_order(cs, rs, 4, 7))
+if order != names(mb.run_order(cs, rs, 4, 7)):
+    bad.append("run_order: one seed, two orders")
+rounds = [[(n, i) for rnd, n, i in order if rnd == k] for k in range(1, 5)]
+want = sorted([(c["name"], i) for c in cs for i in c["impls"]] + [(r["name"], None) for r in rs])
+for k, rr in enumerate(rounds, 1):
+    if sorted(rr, key=str) != sorted(want, key=str):
+        bad.append("run_order: round %d does not run everything once: %r" % (k, rr))
+    for j, (n, i) in enumerate(rr):
+        if i == "process" and (j + 1 >= len(rr) or rr[j + 1] != (n, "thread")):
+            bad.append("run_order: round %d: %s's thread run is not next to its process run" % (k, n))
+if len({tuple(n for n, _ in rr) for rr in rounds}) == 1:
+    bad.append("run_order: every round in the same order")
 import os
 if (os.cpu_count() or 1) >= 2:
     for r in raw:

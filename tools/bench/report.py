@@ -14,7 +14,7 @@ from procs import BenchError
 
 DROP_REASONS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutdown",
                 "worker_died", "worker_down"]
-RAW_FIELDS = ["round", "case", "impl", "traffic", "status", "seconds", "sink_mpps",
+RAW_FIELDS = ["round", "seq", "case", "impl", "traffic", "status", "seconds", "sink_mpps",
               "engine_out_mpps", "engine_in_mpps", "port_rx_mpps", "rss_kib", "memory",
               "stage_cycles_per_packet", "acl_cycles_per_packet", "line_rtt_ns"] + \
              ["drops_" + r for r in DROP_REASONS]
@@ -27,8 +27,9 @@ def mpps(pps):
     return None if pps is None else pps / 1e6
 
 
-def raw_row(rnd, case, impl, traffic, res, status="ok"):
-    r = {"round": rnd, "case": case, "impl": impl, "traffic": traffic, "status": status}
+def raw_row(rnd, seq, case, impl, traffic, res, status="ok"):
+    r = {"round": rnd, "seq": seq, "case": case, "impl": impl, "traffic": traffic,
+         "status": status}
     if res:
         r["seconds"] = "%.3f" % res["seconds"] if "seconds" in res else ""
         for k, src in (("sink_mpps", "sink_pps"), ("engine_out_mpps", "engine_pps"),
@@ -205,9 +206,12 @@ def markdown(s, cases, refs, meta):
     L.append("Command: `%s`  " % meta["command"])
     L.append("Host: %s  " % meta["host"])
     L.append("Rounds: %d of %.1f s each (after %.1f s of warm-up), builds interleaved "
-             "(process, thread, process, thread, ...). Figures: packets per second at the "
-             "sink, in millions: median (min–max) over the rounds." %
-             (meta["rounds"], meta["duration"], meta["warmup"]))
+             "(process, thread, process, thread, ...). Each round takes the configurations "
+             "and references in a new random order (seed %d: `--seed %d` repeats it; column "
+             "`seq` of bench.csv is the position of each run); a configuration's process and "
+             "thread runs are always neighbours. Figures: packets per second at the sink, in "
+             "millions: median (min–max) over the rounds." %
+             (meta["rounds"], meta["duration"], meta["warmup"], meta["seed"], meta["seed"]))
     L.append("")
     L.append("Traffic: **null** = `net_null` ports 0 and 1, both receiving (the driver makes "
              "empty 64-byte frames, no traffic source is measured) and each forwarding to "
