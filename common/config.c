@@ -18,10 +18,13 @@
 #include "parse.h"
 #include "rules.h"
 #include "stage.h"
+#include "textfile.h"
 
 /* rte_cfgfile reads lines into CFG_NAME_LEN + CFG_VALUE_LEN + 4 bytes: stay inside that */
 #define LINE_MAX_LEN (CFG_NAME_LEN + CFG_VALUE_LEN)
 #define MAX_LOCS 1024
+/* a configuration is a few kilobytes; it is read twice (the text pass, then rte_cfgfile) */
+#define CONFIG_FILE_MAX (1u << 20)
 
 enum sect { SECT_ENGINE, SECT_PORT, SECT_WORKER };
 
@@ -210,18 +213,22 @@ add_loc(struct parser *p, const char *sect, const char *key, int line)
 static int
 scan_text(struct parser *p, FILE *f)
 {
-	char buf[LINE_MAX_LEN + 2];
+	char *buf = NULL;
 	char sect[CFG_NAME_LEN] = "";
 	int line = 0, start = p->errors;
+	size_t size = 0;
+	ssize_t len;
 
-	while (fgets(buf, sizeof(buf), f) != NULL) {
+	while ((len = getline(&buf, &size, f)) >= 0) {
 		char *s, *eq, *c;
 
 		line++;
-		if (strchr(buf, '\n') == NULL && !feof(f)) {
+		if ((size_t)len != strlen(buf)) {
+			report(p, line, NULL, "NUL byte in the line");
+			continue;
+		}
+		if (len > LINE_MAX_LEN + 1 || (len == LINE_MAX_LEN + 1 && buf[len - 1] != '\n')) {
 			report(p, line, NULL, "line longer than %d characters", LINE_MAX_LEN);
-			while (fgets(buf, sizeof(buf), f) != NULL && strchr(buf, '\n') == NULL)
-				;
 			continue;
 		}
 		c = strchr(buf, ';');
@@ -273,8 +280,9 @@ scan_text(struct parser *p, FILE *f)
 		}
 		add_loc(p, sect, s, line);
 	}
-	if (ferror(f))
-		report(p, 0, NULL, "read error: %s", strerror(errno));
+	if (ferror(f) || !feof(f)) /* getline() fails without ferror() when out of memory */
+		report(p, 0, NULL, "read error: %s", strerror(ferror(f) ? errno : ENOMEM));
+	free(buf);
 	return p->errors == start ? 0 : -EINVAL;
 }
 
@@ -784,7 +792,7 @@ mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 	struct parser *p;
 	struct rte_cfgfile *cfg;
 	uint8_t seen_port[MPE_MAX_PORTS] = {0}, seen_worker[MPE_MAX_WORKERS] = {0};
-	char (*names)[CFG_NAME_LEN];
+	char (*names)[CFG_NAME_LEN], why[128];
 	int i, n, rc;
 	FILE *f;
 
@@ -796,9 +804,9 @@ mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 	p->path = path;
 	p->err = err;
 
-	f = fopen(path, "r");
+	f = mpe_textfile_open(path, CONFIG_FILE_MAX, why, sizeof(why));
 	if (f == NULL) {
-		report(p, 0, NULL, "cannot open: %s", strerror(errno));
+		report(p, 0, NULL, "cannot open: %s", why);
 		goto out;
 	}
 	rc = scan_text(p, f);

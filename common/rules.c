@@ -15,6 +15,7 @@
 #include "parse.h"
 #include "pkt.h"
 #include "rules.h"
+#include "textfile.h"
 
 /* "@src/len dst/len slo : shi dlo : dhi proto/mask action priority" */
 enum fld {
@@ -264,16 +265,16 @@ mpe_rules_load(const char *path, FILE *err)
 {
 	struct parser p = {.path = path, .err = err};
 	struct mpe_rules *rs;
-	char *buf = NULL;
-	size_t size = 0;
+	char *buf = NULL, why[128];
+	size_t size = 0, total = 0;
 	ssize_t len;
 	int rc = 0, too_many = 0;
 	FILE *f;
 
-	f = fopen(path, "r");
+	f = mpe_textfile_open(path, MPE_RULES_FILE_MAX, why, sizeof(why));
 	if (f == NULL) {
 		rc = errno;
-		report(&p, "%s", strerror(rc));
+		report(&p, "%s", why);
 		rte_errno = rc;
 		return NULL;
 	}
@@ -288,8 +289,19 @@ mpe_rules_load(const char *path, FILE *err)
 		char *s = buf;
 
 		p.line++;
+		total += (size_t)len;
+		if (total > MPE_RULES_FILE_MAX) {
+			report(&p, "the file grew beyond %u bytes while read", MPE_RULES_FILE_MAX);
+			rc = EFBIG;
+			break;
+		}
 		if ((size_t)len != strlen(buf)) {
 			report(&p, "NUL byte in the line");
+			continue;
+		}
+		if (len > MPE_RULES_LINE_MAX + 1 ||
+		    (len == MPE_RULES_LINE_MAX + 1 && buf[len - 1] != '\n')) {
+			report(&p, "line longer than %u characters", MPE_RULES_LINE_MAX);
 			continue;
 		}
 		s += strspn(s, " \t\r\n\v\f");
@@ -309,8 +321,9 @@ mpe_rules_load(const char *path, FILE *err)
 			break;
 		}
 	}
-	if (rc == 0 && ferror(f)) {
-		rc = errno != 0 ? errno : EIO;
+	if (rc == 0 && (ferror(f) || !feof(f))) {
+		/* getline() fails without an error on the stream when it runs out of memory */
+		rc = ferror(f) && errno != 0 ? errno : ENOMEM;
 		p.line = 0;
 		report(&p, "read error: %s", strerror(rc));
 	}

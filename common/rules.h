@@ -10,6 +10,9 @@
 
 /* Most rules one file may hold (rule ids fit in 16 bits + 1 for "no match"). */
 #define MPE_RULES_MAX 65536
+/* A rules file's limits: its size, and a line's characters (comments included) */
+#define MPE_RULES_FILE_MAX (64u << 20)
+#define MPE_RULES_LINE_MAX 1024u
 
 enum mpe_rule_action {
 	MPE_RULE_ALLOW = 0,
@@ -39,9 +42,11 @@ struct mpe_rule {
 
 struct mpe_rules;
 
-/* Read the rules file at @path. Blank lines and lines whose first non-blank character is '#'
- * are comments. Every bad line is reported on @err (may be NULL) as "path:line: reason";
- * then NULL is returned with rte_errno = EINVAL (ENOENT etc. when the file cannot be read,
+/* Read the rules file at @path: a regular file (not a FIFO or a device) of at most
+ * MPE_RULES_FILE_MAX bytes, in lines of at most MPE_RULES_LINE_MAX characters. Blank lines
+ * and lines whose first non-blank character is '#' are comments. Every bad line is reported
+ * on @err (may be NULL) as "path:line: reason"; then NULL is returned with rte_errno = EINVAL
+ * (ENOENT etc. when the file cannot be opened, EINVAL when it is not a regular file, EFBIG,
  * ENOMEM). Rule i (0-based, file order) has id i. */
 struct mpe_rules *mpe_rules_load(const char *path, FILE *err);
 

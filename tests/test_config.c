@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_config.h>
@@ -871,6 +872,76 @@ run_cases(void)
 
 /* ---- other entry points ---- */
 
+/* A NUL byte inside a line: that line is refused, the lines after it keep their numbers. */
+static void
+test_nul_byte(void)
+{
+	static const char text[] = "[engine]\nburst = 32\0x\nburst = 64\nbadline\n" P0 W0;
+	static struct mpe_conf conf;
+	const char *expect[] = {"@:2: NUL byte in the line",
+				"@:4: expected 'key = value' or '[section]'", NULL};
+	struct loaded l;
+	FILE *mem;
+	int fd;
+
+	make_temp_path(l.path, sizeof(l.path), &fd);
+	test_write_all(fd, text, sizeof(text) - 1);
+	close(fd);
+	mem = open_memstream(&l.err, &l.err_len);
+	if (mem == NULL) {
+		perror("open_memstream");
+		exit(2);
+	}
+	l.rc = mpe_config_load(l.path, &conf, mem);
+	fclose(mem);
+	unlink(l.path);
+	check_result(&l, 2, expect);
+	free(l.err);
+}
+
+/* A configuration path that names no regular file, or a file over 1 MiB: refused at once,
+ * never read (a FIFO without a writer would block, /dev/zero never ends). */
+static void
+test_not_a_config_file(void)
+{
+	static struct mpe_conf conf;
+	const char *dir = getenv("TMPDIR");
+	char fifo[200], big[200];
+	const char *paths[] = {fifo, "/dev/zero", NULL, big};
+	unsigned int i;
+	int fd;
+
+	if (dir == NULL || dir[0] == '\0')
+		dir = "/tmp";
+	paths[2] = dir;
+	snprintf(fifo, sizeof(fifo), "%s/mpe_test_config_fifo_%d", dir, (int)getpid());
+	if (!CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s: %s", fifo, strerror(errno)))
+		return;
+	make_temp_path(big, sizeof(big), &fd);
+	CHECK(ftruncate(fd, (1 << 20) + 1) == 0, "ftruncate"); /* sparse */
+	close(fd);
+	for (i = 0; i < TEST_DIM(paths); i++) {
+		const char *expect[] = {i < 3 ? "@: cannot open: not a regular file"
+					      : "@: cannot open: 1048577 bytes, more than the "
+						"1048576 allowed",
+					NULL};
+		struct loaded l = {.err = NULL};
+		FILE *mem = open_memstream(&l.err, &l.err_len);
+
+		if (mem == NULL) {
+			perror("open_memstream");
+			exit(2);
+		}
+		snprintf(l.path, sizeof(l.path), "%s", paths[i]);
+		l.rc = mpe_config_load(l.path, &conf, mem);
+		fclose(mem);
+		check_result(&l, 1, expect);
+		free(l.err);
+	}
+	unlink(fifo);
+	unlink(big);
+}
+
 static void
 test_null_error_stream(void)
 {
@@ -1158,6 +1229,10 @@ main(void)
 		 test_dump_loads_back},
 		{"a section with 64 unknown keys still checks the 65th key",
 		 test_many_keys_all_checked},
+		{"a NUL byte: that line refused, the next lines keep their numbers",
+		 test_nul_byte},
+		{"a FIFO, a device, a directory or a file over 1 MiB: refused, not read",
+		 test_not_a_config_file},
 	};
 
 	test_inspection_config();

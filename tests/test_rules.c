@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_acl.h>
@@ -315,7 +316,8 @@ test_missing_file(void)
 		char want[256];
 
 		test_expand("$: No such file or directory\n", '$', l.path, want, sizeof(want));
-		CHECK(l.err != NULL && strcmp(l.err, want) == 0, "message: %s", l.err);
+		CHECK(l.err != NULL && strcmp(l.err, want) == 0, "message: %s",
+		      l.err != NULL ? l.err : "(none)");
 	}
 	unload(&l);
 }
@@ -330,6 +332,88 @@ test_nul_byte(void)
 	load_bytes(text, sizeof(text) - 1, &l);
 	check_errors(&l, "$:2: NUL byte in the line\n");
 	unload(&l);
+}
+
+/* A rules path that names no regular file: refused at once, never read (a FIFO without a
+ * writer would block the reader, /dev/zero never ends). */
+static void
+test_not_regular(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char fifo[200];
+	const char *paths[] = {fifo, "/dev/zero", "/dev/null", NULL};
+	unsigned int i;
+
+	if (dir == NULL || dir[0] == '\0')
+		dir = "/tmp";
+	snprintf(fifo, sizeof(fifo), "%s/mpe_test_rules_fifo_%d", dir, (int)getpid());
+	if (!CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s: %s", fifo, strerror(errno)))
+		return;
+	paths[3] = dir;
+	for (i = 0; i < RTE_DIM(paths); i++) {
+		struct loaded l;
+		char want[256];
+
+		snprintf(l.path, sizeof(l.path), "%s", paths[i]);
+		load_path(&l);
+		snprintf(want, sizeof(want), "%s: not a regular file\n", paths[i]);
+		CHECK(l.rules == NULL && l.err_no == EINVAL, "%s: loaded, or rte_errno %d",
+		      paths[i], l.err_no);
+		CHECK(l.err != NULL && strcmp(l.err, want) == 0, "message: %s",
+		      l.err != NULL ? l.err : "(none)");
+		unload(&l);
+	}
+	unlink(fifo);
+}
+
+/* A file larger than MPE_RULES_FILE_MAX is refused before it is read; a line of
+ * MPE_RULES_LINE_MAX characters is read, one character more is refused. */
+static void
+test_size_limits(void)
+{
+	char *text = malloc(2 * MPE_RULES_LINE_MAX + 64);
+	struct loaded l;
+	char want[512];
+	int fd;
+
+	if (!CHECK(text != NULL, "malloc"))
+		return;
+	snprintf(l.path, sizeof(l.path), "%s/mpe_test_rules_XXXXXX.txt",
+		 getenv("TMPDIR") != NULL && getenv("TMPDIR")[0] != '\0' ? getenv("TMPDIR") : "/tmp");
+	fd = mkstemps(l.path, 4);
+	if (!CHECK(fd >= 0, "mkstemps: %s", strerror(errno))) {
+		free(text);
+		return;
+	}
+	/* sparse: nothing is written */
+	CHECK(ftruncate(fd, (off_t)MPE_RULES_FILE_MAX + 1) == 0, "ftruncate");
+	close(fd);
+	load_path(&l);
+	snprintf(want, sizeof(want), "%s: %u bytes, more than the %u allowed\n", l.path,
+		 MPE_RULES_FILE_MAX + 1, MPE_RULES_FILE_MAX);
+	CHECK(l.rules == NULL && l.err_no == EFBIG, "loaded, or rte_errno %d", l.err_no);
+	CHECK(l.err != NULL && strcmp(l.err, want) == 0, "message: %s",
+	      l.err != NULL ? l.err : "(none)");
+	unlink(l.path);
+	unload(&l);
+
+	/* "#xxx...": a comment of MPE_RULES_LINE_MAX characters, then one of one more */
+	memset(text, 'x', 2 * MPE_RULES_LINE_MAX + 1);
+	text[0] = '#';
+	text[MPE_RULES_LINE_MAX] = '\n';
+	text[MPE_RULES_LINE_MAX + 1] = '#';
+	strcpy(text + 2 * MPE_RULES_LINE_MAX + 2, "\n");
+	load_text(text, &l);
+	snprintf(want, sizeof(want), "$:2: line longer than %u characters\n", MPE_RULES_LINE_MAX);
+	check_errors(&l, want);
+	unload(&l);
+	/* the same line, one character shorter and without its newline at the end of the file */
+	text[2 * MPE_RULES_LINE_MAX + 1] = '\0';
+	load_text(text, &l);
+	CHECK(l.rules != NULL && mpe_rules_count(l.rules) == 0, "refused:\n%s",
+	      l.err != NULL ? l.err : "");
+	unload(&l);
+	free(text);
 }
 
 /* The null error stream: still fails. */
@@ -546,6 +630,8 @@ main(void)
 		{"a missing file: ENOENT and path: reason", test_missing_file},
 		{"a NUL byte in a line is refused", test_nul_byte},
 		{"a NULL error stream still fails", test_null_stream},
+		{"a FIFO, a device or a directory is refused, not read", test_not_regular},
+		{"the limits of the file's size and of a line", test_size_limits},
 		{"mpe_rule_action_name", test_action_names},
 		{"tests/data/rules-example.txt loads", test_example_file},
 	};
