@@ -697,7 +697,8 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 	lcores = c->nb_workers + 2U;
 	need = (uint64_t)rings * c->ring_size + (uint64_t)lcores * (c->mbuf_cache + 2 * c->burst);
 	for (i = 0; i < c->nb_ports; i++)
-		need += (uint64_t)c->ports[i].rx_queues * (c->rx_desc + c->tx_desc);
+		need += (uint64_t)c->ports[i].rx_queues * c->rx_desc +
+			(uint64_t)mpe_config_port_txq(c, i) * c->tx_desc;
 	if (p->errors == 0 && c->mbufs < need)
 		report(p, loc_line(p, "engine", "mbufs") ? loc_line(p, "engine", "mbufs") : eline,
 		       "mbufs", "%u cannot fill the configured queues, rings and caches: at least "
@@ -729,7 +730,7 @@ static void
 validate_inspection(struct parser *p, struct mpe_conf *c)
 {
 	int parse = mpe_stage_find("parse", 5), acl = mpe_stage_find("acl", 3);
-	int flow = mpe_stage_find("flow", 4);
+	int flow = mpe_stage_find("flow", 4), flowhash = mpe_stage_find("flowhash", 8);
 	unsigned int i, j, nw, mirrors = 0;
 	int parsed = 0, uses_acl = 0, line = loc_line(p, "engine", "rules");
 	struct mpe_rules *r;
@@ -746,6 +747,11 @@ validate_inspection(struct parser *p, struct mpe_conf *c)
 
 			if (st == parse)
 				parsed = 1;
+			else if (st == flowhash && parsed)
+				/* the flow stage finds a flow by the hash parse gave its key */
+				report(p, loc_line(p, sect, "stages"), "stages",
+				       "flowhash after parse: parse sets the flow hash from the "
+				       "decoded key, flowhash would replace it");
 			else if ((st == acl || st == flow) && !parsed)
 				report(p, loc_line(p, sect, "stages"), "stages",
 				       "%s needs the parse stage before it%s",

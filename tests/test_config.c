@@ -872,6 +872,37 @@ run_cases(void)
 
 /* ---- other entry points ---- */
 
+/* The mbufs the configuration needs, from the message that refuses 1023 of them. */
+static uint64_t
+mbufs_needed(const char *ini)
+{
+	static struct mpe_conf conf;
+	struct loaded l;
+	const char *at;
+	uint64_t n = 0;
+
+	load_text(ini, &conf, &l);
+	at = l.err != NULL ? strstr(l.err, "at least ") : NULL;
+	if (CHECK(at != NULL, "no 'at least' in:\n%s", l.err != NULL ? l.err : ""))
+		n = strtoull(at + strlen("at least "), NULL, 10);
+	free(l.err);
+	return n;
+}
+
+/* With tx = workers each worker has a transmit queue on every port it sends to: their
+ * descriptors are counted in the mbufs needed (two ports, two workers: one queue more each). */
+static void
+test_mbufs_count_worker_tx_queues(void)
+{
+#define DIST2(tx) "[engine]\nshape = distributor\nmbufs = 1023\ntx = " tx "\n" P0 P1 \
+	W(0, 2) W(1, 3)
+	uint64_t io = mbufs_needed(DIST2("io")), workers = mbufs_needed(DIST2("workers"));
+
+	CHECK(workers == io + 2 * MPE_DEF_TX_DESC, "tx = io: %" PRIu64 ", tx = workers: %" PRIu64
+	      ", expected %u more", io, workers, 2 * MPE_DEF_TX_DESC);
+#undef DIST2
+}
+
 /* A NUL byte inside a line: that line is refused, the lines after it keep their numbers. */
 static void
 test_nul_byte(void)
@@ -1110,6 +1141,10 @@ static const struct insp_case insp_cases[] = {
 	{"acl without parse before it", "rules = %s\n", "acl, parse, fwd", 0, 1,
 	 {"stages: acl needs the parse stage before it"}},
 	{"flow without parse", "", "flow, fwd", 0, 1, {"flow needs the parse stage before it"}},
+	{"flowhash after parse would replace the key's hash the flow stage relies on", "",
+	 "parse, flowhash, flow, fwd", 0, 1,
+	 {"stages: flowhash after parse: parse sets the flow hash from the decoded key"}},
+	{"flowhash before parse is fine", "", "flowhash, parse, flow, fwd", 0, 0, {NULL}},
 	{"pipeline: parse in worker 0 serves flow and acl in worker 1", "rules = %s\n", "parse", 1,
 	 0, {NULL}},
 	{"default_action takes allow or drop only", "rules = %s\ndefault_action = reject\n",
@@ -1229,6 +1264,8 @@ main(void)
 		 test_dump_loads_back},
 		{"a section with 64 unknown keys still checks the 65th key",
 		 test_many_keys_all_checked},
+		{"tx = workers: the workers' transmit queues count in the mbufs needed",
+		 test_mbufs_count_worker_tx_queues},
 		{"a NUL byte: that line refused, the next lines keep their numbers",
 		 test_nul_byte},
 		{"a FIFO, a device, a directory or a file over 1 MiB: refused, not read",
