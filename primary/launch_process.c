@@ -125,7 +125,8 @@ int
 mpe_launch_start(struct mpe_primary *p, unsigned int id)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
-	char prefix[96], lcores[256], wid[16], logfd[16];
+	char prefix[sizeof("--file-prefix=") + sizeof(p->file_prefix)], lcores[256], wid[16];
+	char logfd[16];
 	char *argv[MPE_MAX_FWD_ARGS + 16];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;

@@ -135,8 +135,10 @@ parse_app_args(int argc, char **argv, struct app_opts *o, struct mpe_primary *p)
 	return 0;
 }
 
-/* EAL options every worker process needs too, so that it sees the same memory and devices. */
-static void
+/* EAL options every worker process needs too, so that it sees the same memory and devices.
+ * They are passed on as written, so they must be written in full: the EAL also takes a
+ * prefix of a long option ("--no-p"), which this scan would miss. */
+static int
 collect_fwd_args(struct mpe_primary *p, int argc, char **argv)
 {
 	static const char *const with_value[] = {"-a", "--allow", "-b", "--block",
@@ -144,39 +146,64 @@ collect_fwd_args(struct mpe_primary *p, int argc, char **argv)
 						 "--iova-mode", "-d", "--file-prefix"};
 	static const char *const flags[] = {"--no-pci", "--legacy-mem",
 					    "--single-file-segments", "--match-allocations"};
-	int i;
+	int i, n;
 	unsigned int k;
 
-	snprintf(p->file_prefix, sizeof(p->file_prefix), "rte");
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		const char *a = argv[i];
+		size_t alen = strcspn(a, "=");
 
+		n = 0;
 		for (k = 0; k < RTE_DIM(with_value); k++) {
-			size_t len = strlen(with_value[k]);
-			const char *val = NULL;
-			int joined = 0;
+			const char *o = with_value[k];
+			size_t len = strlen(o);
 
-			if (strcmp(a, with_value[k]) == 0 && i + 1 < argc)
-				val = argv[i + 1];
-			else if (strncmp(a, with_value[k], len) == 0 && a[len] == '=')
-				val = a + len + 1, joined = 1;
+			if (strcmp(a, o) == 0 && i + 1 < argc) /* "--allow X" */
+				n = 2;
+			else if ((o[1] == '-' && strncmp(a, o, len) == 0 && a[len] == '=') ||
+				 (o[1] != '-' && a[0] == '-' && a[1] == o[1] && a[2] != '\0'))
+				n = 1; /* "--allow=X", "-aX" */
+			else if (o[1] == '-' && alen > 2 && alen < len && strncmp(a, o, alen) == 0)
+				goto abbreviated;
 			else
 				continue;
-			if (strcmp(with_value[k], "--file-prefix") == 0) {
-				snprintf(p->file_prefix, sizeof(p->file_prefix), "%s", val);
-			} else if (p->nb_fwd_args + 2 <= MPE_MAX_FWD_ARGS) {
-				p->fwd_args[p->nb_fwd_args++] = argv[i];
-				if (!joined)
-					p->fwd_args[p->nb_fwd_args++] = argv[i + 1];
-			}
-			if (!joined)
-				i++;
 			break;
 		}
-		for (k = 0; k < RTE_DIM(flags); k++)
-			if (strcmp(a, flags[k]) == 0 && p->nb_fwd_args < MPE_MAX_FWD_ARGS)
-				p->fwd_args[p->nb_fwd_args++] = argv[i];
+		for (k = 0; n == 0 && k < RTE_DIM(flags); k++) {
+			if (strcmp(a, flags[k]) == 0)
+				n = 1;
+			else if (alen > 2 && alen < strlen(flags[k]) &&
+				 strncmp(a, flags[k], alen) == 0)
+				goto abbreviated;
+		}
+		if (n == 0)
+			continue;
+		/* the prefix is passed on as the EAL took it (main(), after rte_eal_init) */
+		if (strncmp(a, "--file-prefix", strlen("--file-prefix")) != 0) {
+			if (p->nb_fwd_args + n > MPE_MAX_FWD_ARGS) {
+				fprintf(stderr, "mpe-primary: more than %d EAL arguments to pass on "
+					"to the workers\n", MPE_MAX_FWD_ARGS);
+				return -E2BIG;
+			}
+			p->fwd_args[p->nb_fwd_args++] = argv[i];
+			if (n == 2)
+				p->fwd_args[p->nb_fwd_args++] = argv[i + 1];
+		}
+		i += n - 1;
 	}
+	return 0;
+abbreviated:
+	for (k = 0; k < RTE_DIM(with_value) + RTE_DIM(flags); k++) {
+		const char *o = k < RTE_DIM(with_value) ? with_value[k] :
+			flags[k - RTE_DIM(with_value)];
+
+		if (o[1] == '-' && strncmp(argv[i], o, strcspn(argv[i], "=")) == 0)
+			break;
+	}
+	fprintf(stderr, "mpe-primary: '%s': write the EAL option %s in full: worker processes "
+		"are given it as written\n", argv[i],
+		k < RTE_DIM(with_value) ? with_value[k] : flags[k - RTE_DIM(with_value)]);
+	return -EINVAL;
 }
 
 static int
@@ -606,7 +633,8 @@ main(int argc, char **argv)
 		return 1;
 	if (o.print_config)
 		mpe_config_dump(conf, stdout);
-	collect_fwd_args(p, sep, argv);
+	if (collect_fwd_args(p, sep, argv) < 0)
+		return 1;
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -617,10 +645,20 @@ main(int argc, char **argv)
 	rc = rte_eal_init(sep, argv);
 	if (rc < 0)
 		rte_exit(EXIT_FAILURE, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+	/* the prefix as the EAL took it, however it was written: the workers get the same */
+	{
+		const char *base = strrchr(runtime_dir, '/');
+
+		base = base != NULL ? base + 1 : runtime_dir;
+		if (strlen(base) >= sizeof(p->file_prefix))
+			rte_exit(EXIT_FAILURE, "--file-prefix of %zu characters: at most %zu\n",
+				 strlen(base), sizeof(p->file_prefix) - 1);
+		snprintf(p->file_prefix, sizeof(p->file_prefix), "%s", base);
+	}
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		rte_exit(EXIT_FAILURE, "mpe-primary must run as the primary process (another "
 			 "primary uses --file-prefix %s?)\n", p->file_prefix);
-	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 
 	MPE_LOG(INFO, engine, "mpe %s, %s build, shape %s, %u workers, config %s",
 		MPE_BUILD_ID, mpe_launch_model, mpe_config_shape_name(conf->shape),

@@ -32,7 +32,7 @@ struct mpe_primary {
 	const char *secondary_path;
 	int no_spawn;
 	unsigned int idle_exit_ms;
-	char file_prefix[64];
+	char file_prefix[256];
 	char *fwd_args[MPE_MAX_FWD_ARGS]; /* EAL args every worker process gets too */
 	int nb_fwd_args;
 

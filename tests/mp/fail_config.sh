@@ -138,6 +138,8 @@ cmdlines=(
 	"-c without a file|-- -c|-c needs a value"
 	"stray argument|-- -c $ini extra|unexpected argument 'extra'"
 	"no --|-c $ini|no engine options: give \[EAL args\] -- -c FILE"
+	"EAL option abbreviated|--no-p -- -c $ini|'--no-p': write the EAL option --no-pci in full"
+	"EAL option abbreviated, with a value|--file-pre=x -- -c $ini|'--file-pre=x': write the EAL option --file-prefix in full"
 )
 for c in "${cmdlines[@]}"; do
 	IFS='|' read -r name args want <<< "$c"
