@@ -334,6 +334,17 @@ t_bad_args_gen() {
 	want "--help text" grep -q "^Usage: mpe-pcapgen" <<<"$out"
 }
 
+# A write that fails on a device leaves the device alone (a regular file would be removed).
+t_write_error_device() {
+	local dev=$work/full
+
+	want "mknod $dev (a /dev/full)" mknod "$dev" c 1 7 || return 1
+	run "$gen" -o "$dev" -n 100000
+	want "write error -> exit 2" test "$rc" -eq 2 || return 1
+	want "write error -> message" grep -q "write error on $dev" <<<"$err" || return 1
+	want "the device is still there" test -c "$dev"
+}
+
 t_bad_args_cmp() {
 	bad_args "need two captures" "$cmp" "$base" || return 1
 	bad_args "need two captures" "$cmp" "$base" "$base" "$base" || return 1
@@ -366,6 +377,7 @@ check "rewritten MACs: --ignore-mac and --expect-dst-mac" t_mac
 check "truncated, garbage, missing and non-Ethernet captures exit 2" t_bad_captures
 check "pcapgen rejects bad arguments" t_bad_args_gen
 check "pcapcmp rejects bad arguments" t_bad_args_cmp
+check "a write error on a device: reported, the device left alone" t_write_error_device
 check "--max-diffs limits the list" t_max_diffs
 
 if [[ $failures -ne 0 ]]; then

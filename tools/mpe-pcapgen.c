@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <netinet/in.h>
 
@@ -649,6 +650,7 @@ generate(const struct config *cfg, const char *out_name)
 	uint64_t i, nv6 = 0, nudp = 0, bad = 0;
 	pcap_t *pd;
 	pcap_dumper_t *dump;
+	struct stat st;
 	FILE *out;
 	int ret = EXIT_USAGE;
 
@@ -715,8 +717,10 @@ generate(const struct config *cfg, const char *out_name)
 	ret = EXIT_SUCCESS;
 out_dump:
 	pcap_dump_close(dump);
-	if (ret != EXIT_SUCCESS && strcmp(cfg->output, "-") != 0)
-		remove(cfg->output); /* no half-written pcap left behind */
+	/* no half-written pcap left behind; but a device (-o /dev/full) is not ours to remove */
+	if (ret != EXIT_SUCCESS && strcmp(cfg->output, "-") != 0 &&
+	    lstat(cfg->output, &st) == 0 && S_ISREG(st.st_mode))
+		remove(cfg->output);
 out_pd:
 	pcap_close(pd);
 out_flows:
