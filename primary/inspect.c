@@ -188,6 +188,12 @@ mpe_inspect_reload(const char *file, FILE *err, uint32_t *generation, uint32_t *
 
 	if (p == NULL || p->shm == NULL)
 		return -ENODEV;
+	if (file != NULL && strlen(file) >= MPE_PATH_LEN) {
+		/* a rule set keeps its file's path, for the next reload */
+		fprintf(err, "%.40s...: a path of %zu characters: at most %d\n", file, strlen(file),
+			MPE_PATH_LEN - 1);
+		return -ENAMETOOLONG;
+	}
 	pthread_mutex_lock(&insp.lock);
 	old = p->shm->ruleset;
 	if (old == NULL) {

@@ -41,6 +41,18 @@ _Static_assert(MPE_MAX_STAGES <= RTE_TEL_MAX_DICT_ENTRIES, "stages");
  * a longer literal does not compile (array of negative size). */
 #define HELP(s) ((s) + 0 * sizeof(char[sizeof(s) < RTE_TEL_MAX_STRING_LEN ? 1 : -1]))
 
+/* The library keeps strings of at most RTE_TEL_MAX_STRING_LEN - 1 bytes and refuses longer
+ * ones (E2BIG): a longer text (a long path, a rule with two full IPv6 addresses) is sent cut,
+ * ending in "...", never dropped or cut silently. @buf holds RTE_TEL_MAX_STRING_LEN bytes. */
+static const char *
+fit(const char *s, char *buf)
+{
+	if (strlen(s) < RTE_TEL_MAX_STRING_LEN)
+		return s;
+	snprintf(buf, RTE_TEL_MAX_STRING_LEN, "%.*s...", RTE_TEL_MAX_STRING_LEN - 4, s);
+	return buf;
+}
+
 static struct mpe_primary *tel_primary; /* set by init, cleared by fini, under open_lock */
 
 /* Held for reading by every command while it runs; fini takes it for writing, so teardown
@@ -421,7 +433,7 @@ cmd_acl(const char *cmd, const char *params, struct rte_tel_data *d)
 	uint64_t reloads, errors;
 	unsigned long first = 0;
 	unsigned int retired, nf, i;
-	char *end;
+	char *end, cut[RTE_TEL_MAX_STRING_LEN];
 	int rc = 0;
 
 	if (shm == NULL)
@@ -444,7 +456,7 @@ cmd_acl(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	mpe_inspect_counts(&reloads, &errors, &retired);
 	rte_tel_data_add_dict_u64(d, "generation", rs->generation);
-	rte_tel_data_add_dict_string(d, "file", rs->file);
+	rte_tel_data_add_dict_string(d, "file", fit(rs->file, cut));
 	rte_tel_data_add_dict_u64(d, "nb_rules", rs->nb_rules);
 	rte_tel_data_add_dict_string(d, "default_action", mpe_rule_action_name(rs->default_action));
 	rte_tel_data_add_dict_u64(d, "default_hits", mpe_ruleset_hits(rs, 0));
@@ -460,7 +472,7 @@ cmd_acl(const char *cmd, const char *params, struct rte_tel_data *d)
 	     i < rs->nb_rules && rc == 0; i++) {
 		const struct mpe_rule *r = &rs->rules[i];
 		struct rte_tel_data *one;
-		char key[16], text[RTE_TEL_MAX_STRING_LEN];
+		char key[16], text[2 * RTE_TEL_MAX_STRING_LEN];
 
 		if (i - first == ACL_RULES_PER_REPLY) {
 			rte_tel_data_add_dict_u64(d, "next", i);
@@ -476,7 +488,7 @@ cmd_acl(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(one, "priority", r->priority);
 		rte_tel_data_add_dict_string(one, "action", mpe_rule_action_name(r->action));
 		rte_tel_data_add_dict_u64(one, "hits", mpe_ruleset_hits(rs, i + 1));
-		rte_tel_data_add_dict_string(one, "rule", text);
+		rte_tel_data_add_dict_string(one, "rule", fit(text, cut));
 		snprintf(key, sizeof(key), "%u", i);
 		rc = add_child(rules, key, one);
 	}
@@ -495,7 +507,7 @@ cmd_acl(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_array(fnames, RTE_TEL_STRING_VAL);
 	rte_tel_data_start_array(fpackets, RTE_TEL_U64_VAL);
 	for (i = 0; i < nf; i++) {
-		rte_tel_data_add_array_string(fnames, files[i].file);
+		rte_tel_data_add_array_string(fnames, fit(files[i].file, cut));
 		rte_tel_data_add_array_u64(fpackets, files[i].packets);
 	}
 	if (add_child(d, "retired_files", fnames) < 0)
@@ -608,7 +620,7 @@ static int
 cmd_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct rte_tel_data *errs;
-	char *msg = NULL, *line, *save = NULL;
+	char *msg = NULL, *line, *save = NULL, cut[RTE_TEL_MAX_STRING_LEN];
 	uint32_t gen = 0, nb = 0;
 	unsigned int n = 0;
 	size_t len = 0;
@@ -632,7 +644,7 @@ cmd_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 		mpe_inspect_lock();
 		rs = mpe_inspect_ruleset();
 		if (rs != NULL)
-			rte_tel_data_add_dict_string(d, "file", rs->file);
+			rte_tel_data_add_dict_string(d, "file", fit(rs->file, cut));
 		mpe_inspect_unlock();
 		free(msg);
 		return 0;
@@ -645,11 +657,13 @@ cmd_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_array(errs, RTE_TEL_STRING_VAL);
 	for (line = msg != NULL ? strtok_r(msg, "\n", &save) : NULL; line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
-		if (n++ == RELOAD_ERRORS_MAX) {
-			rte_tel_data_add_array_string(errs, "(more errors not shown)");
-			break;
-		}
-		rte_tel_data_add_array_string(errs, line);
+		/* the engine's log has every one, whole */
+		MPE_LOG(WARNING, engine, "rules reload refused: %s", line);
+		if (n < RELOAD_ERRORS_MAX)
+			rte_tel_data_add_array_string(errs, fit(line, cut));
+		else if (n == RELOAD_ERRORS_MAX)
+			rte_tel_data_add_array_string(errs, "(more errors: see the engine's log)");
+		n++;
 	}
 	free(msg);
 	return add_child(d, "errors", errs);

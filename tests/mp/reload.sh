@@ -113,6 +113,30 @@ check "the refusal names file:line and the reason" \
 	cond 'echo "$r" | grep -q "bad.rules:2: action: unknown" && echo "$r" | grep -q "bad.rules:3: "'
 gen=$(tel /mpe/acl | jq_py 'd["generation"], d["reload_errors"]')
 check "after the refusal the old rules stay in force: $gen" [ "$gen" = "$last_gen 1" ]
+refused=1
+
+# A FIFO is refused at once: read, it would hold the control thread (and with it the lock
+# SIGHUP's reload takes) until a writer came.
+mkfifo "$TMP/fifo.rules"
+r=$(timeout 10 python3 "$CLIENT" "$PREFIX" "/mpe/reload,$TMP/fifo.rules" || true)
+check "a FIFO as rules file is refused at once, not read" \
+	cond 'echo "$r" | grep -q "fifo.rules: not a regular file"'
+refused=$((refused + 1))
+# a path longer than a rule set keeps
+long=$TMP/$(printf 'd%.0s' $(seq 300))
+r=$(tel "/mpe/reload,$long")
+check "a path of more than 255 characters is refused, not cut" \
+	cond 'echo "$r" | grep -q "a path of $((${#long})) characters: at most 255"'
+# errors longer than telemetry's strings (127 bytes) come cut and marked; the log has them whole
+ldir=$TMP/$(printf 'l%.0s' $(seq 120))
+mkdir "$ldir" && cp "$TMP/bad.rules" "$ldir/bad.rules"
+r=$(tel "/mpe/reload,$ldir/bad.rules")
+got=$(echo "$r" | jq_py 'd["ok"], len(d["errors"]), all(e.endswith("...") and len(e) == 127 for e in d["errors"])')
+check "errors of a file at a long path: both, each cut to 127 bytes ending in '...': $got" \
+	[ "$got" = "0 2 True" ]
+check "the engine's log has them whole" \
+	grep -q "rules reload refused: $ldir/bad.rules:2: action: unknown" "$log"
+refused=$((refused + 1))
 
 kill -HUP "$PRIMARY_PID"
 check "SIGHUP reloads the file in force as the next generation" \
@@ -151,7 +175,7 @@ staged=$(grep -o "stage acl *packets [0-9]*" "$log" | awk '{s += $4} END {print 
 check "every packet classified by exactly one of the files: a $a + b $b = acl stage $staged = in $total_in" \
 	cond '[ "$a" -gt 0 ] && [ "$b" -gt 0 ] && [ $((a + b)) = "$staged" ] && [ "$staged" = "$total_in" ]'
 check "the report names generation $last_gen in force and the refused reload" \
-	grep -q "acl rule sets: generation $last_gen in force, $((last_gen - 1)) reloads, 1 refused" "$log"
+	grep -q "acl rule sets: generation $last_gen in force, $((last_gen - 1)) reloads, $refused refused" "$log"
 check "every mbuf back in the pool" grep -q "every mbuf back in the pool" "$log"
 assert_clean
 finish
