@@ -42,11 +42,42 @@ mpe_launch_check(struct mpe_primary *p)
 			rc = -EINVAL;
 			continue;
 		}
-		p->cpus[i] = rte_lcore_cpuset(lc);
+		if (conf->workers[i].cpu == MPE_CPU_ANY) {
+			p->cpus[i] = rte_lcore_cpuset(lc);
+		} else if (conf->workers[i].cpu >= CPU_SETSIZE ||
+			   sysconf(_SC_NPROCESSORS_ONLN) <= conf->workers[i].cpu) {
+			MPE_LOG(ERR, engine, "worker %u: cpu %u does not exist (%ld online)", i,
+				conf->workers[i].cpu, sysconf(_SC_NPROCESSORS_ONLN));
+			rc = -EINVAL;
+		} else {
+			/* the lcore thread moves there when the worker starts (run_worker) */
+			CPU_ZERO(&p->cpus[i]);
+			CPU_SET(conf->workers[i].cpu, &p->cpus[i]);
+		}
 	}
 	if (rc == 0 && mpe_worker_log_init(p) < 0)
 		MPE_LOG(WARNING, engine, "worker threads' log lines not prefixed");
 	return rc;
+}
+
+/* A worker on its lcore thread, first moved to the worker's `cpu` when the configuration
+ * names one: the placement the process build gives a worker process (--lcores ID@CPU). */
+static int
+run_worker(void *arg)
+{
+	struct mpe_worker *w = arg;
+	uint16_t cpu = w->shm->conf.workers[w->id].cpu;
+
+	if (cpu != MPE_CPU_ANY) {
+		rte_cpuset_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (rte_thread_set_affinity(&set) != 0)
+			MPE_LOG(WARNING, engine, "worker %u: cannot move lcore %u to cpu %u",
+				w->id, rte_lcore_id(), cpu);
+	}
+	return mpe_worker_main(w);
 }
 
 int
@@ -69,7 +100,7 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	}
 	slot->status.pid = getpid();
 	slot->status.state = MPE_WORKER_READY;
-	rc = rte_eal_remote_launch(mpe_worker_main, w, lc);
+	rc = rte_eal_remote_launch(run_worker, w, lc);
 	if (rc != 0) {
 		snprintf(slot->status.error, sizeof(slot->status.error),
 			 "lcore %u is busy", lc);

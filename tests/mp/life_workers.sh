@@ -115,6 +115,13 @@ forget_killed_primary() {
 cfg=$TMP/engine.ini
 printf '[engine]\nshape = rss\nrestart = off\n\n[port 0]\ndevice = net_null0\n\n' > "$cfg"
 printf '[port 1]\ndevice = net_null1\n\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
+# worker 1 on another CPU than the one LCORES gives lcore 3: both builds must put it there
+CPU1=$(((3 + 1) % NCPU))
+printf 'cpu = %d\n' "$CPU1" >> "$cfg"
+# cpus_of PID [TID]: the CPUs the kernel lets that process (or thread) run on
+cpus_of() {
+	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/task/${2:-$1}/status" 2> /dev/null
+}
 log=$TMP/primary.log
 
 if [ "$MODEL" = thread ]; then
@@ -131,6 +138,8 @@ if [ "$MODEL" = thread ]; then
 		cpu1=$(cut -d' ' -f14,15 "/proc/$PRIMARY_PID/task/$tid/stat" 2> /dev/null | tr ' ' +)
 		check "lcore $lc is a thread of the primary ($tid) that polls (cpu ticks $((cpu0)) -> $((cpu1)))" \
 			cond '[ -n "$tid" ] && [ $((cpu1)) -gt $((cpu0)) ]'
+		[ "$lc" = 3 ] && check "worker 1's thread runs on its cpu $CPU1, not lcore 3's: $(cpus_of "$PRIMARY_PID" "$tid")" \
+			[ "$(cpus_of "$PRIMARY_PID" "$tid")" = "$CPU1" ]
 	done
 	rc=0
 	stop_primary 30 || rc=$?
@@ -169,6 +178,7 @@ for w in 0 1; do
 	check "worker $w (pid $pid) is a child of the primary ($ppid = $PRIMARY_PID)" \
 		[ "$ppid" = "$PRIMARY_PID" ]
 done
+check "worker 1 runs on its cpu $CPU1, not lcore 3's: $(cpus_of "$w1")" [ "$(cpus_of "$w1")" = "$CPU1" ]
 
 # --- 2. a worker is killed (restart = off: it stays down, as it did before respawning existed)
 has_tel=0
