@@ -103,22 +103,31 @@ mpe_launch_check(struct mpe_primary *p)
 	return 0;
 }
 
-/* "--lcores=2@1" for one CPU, "--lcores=2@(0,1)" for a set. */
-static void
+/* "--lcores=2@1" for one CPU, "--lcores=2@(0-3,8)" for a set, in runs. -ENAMETOOLONG when
+ * @size is too short (never cut: the worker would run on other CPUs or not start). */
+static int
 lcores_arg(char *buf, size_t size, unsigned int lcore, const cpu_set_t *set)
 {
-	int c, first = 1, one = CPU_COUNT(set) == 1;
+	int c, end, one = CPU_COUNT(set) == 1;
+	const char *sep = "";
 	size_t off;
 
 	off = (size_t)snprintf(buf, size, "--lcores=%u@%s", lcore, one ? "" : "(");
-	for (c = 0; c < CPU_SETSIZE && off < size; c++) {
+	for (c = 0; c < CPU_SETSIZE && off < size; c = end + 1) {
+		end = c;
 		if (!CPU_ISSET(c, set))
 			continue;
-		off += (size_t)snprintf(buf + off, size - off, "%s%d", first ? "" : ",", c);
-		first = 0;
+		while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, set))
+			end++;
+		if (end == c)
+			off += (size_t)snprintf(buf + off, size - off, "%s%d", sep, c);
+		else
+			off += (size_t)snprintf(buf + off, size - off, "%s%d-%d", sep, c, end);
+		sep = ",";
 	}
 	if (!one && off < size)
-		snprintf(buf + off, size - off, ")");
+		off += (size_t)snprintf(buf + off, size - off, ")");
+	return off < size ? 0 : -ENAMETOOLONG;
 }
 
 int
@@ -135,7 +144,12 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	pid_t pid;
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", p->file_prefix);
-	lcores_arg(lcores, sizeof(lcores), p->shm->conf.workers[id].lcore, &p->cpus[id]);
+	if (lcores_arg(lcores, sizeof(lcores), p->shm->conf.workers[id].lcore, &p->cpus[id]) < 0) {
+		snprintf(slot->status.error, sizeof(slot->status.error),
+			 "its CPU set does not fit in --lcores (%zu characters)", sizeof(lcores));
+		slot->status.state = MPE_WORKER_FAILED;
+		return -ENAMETOOLONG;
+	}
 	snprintf(wid, sizeof(wid), "%u", id);
 	argv[argc++] = secondary;
 	argv[argc++] = (char *)(uintptr_t)"--proc-type=secondary";
