@@ -212,6 +212,9 @@ check "top -n 2: two refreshes, each with both workers running, rx/s 0 (idle eng
 	"$t.top")" = 2 ] && [ "$(grep -Ec "$IDLE_ROW" "$t.top")" = 4 ] &&
 	[ "$(grep -c "totals: in $N  out $N  dropped 0" "$t.top")" = 2 ]'
 check "top --json: refused" fails "$t.topj" "top has no --json form" ctl --json top -n 1
+rc=0; ctl top -n 0 > "$t.top0" 2>&1 || rc=$?
+check "top -n 0: refused as a usage error ($rc), not an empty run" \
+	cond '[ "$rc" = 2 ] && grep -q -- "--count: not positive: '"'"'0'"'"'" "$t.top0"'
 
 # --- metrics -----------------------------------------------------------------------------------
 rc=0; ctl metrics > "$t.prom" 2> "$t.err" || rc=$?
@@ -524,6 +527,12 @@ ok = hits == {"0": 42, "1": 5} and active == {"0": 3} and cached == {"0": 80} an
     bad[("1", "truncated")] == 2
 sys.exit(0 if ok else 1)
 EOF
+
+fake reloading faker
+P=faker
+ctl --json acl > "$t.frel"
+check "rules reloaded between two pages of acl: read again, one generation throughout" \
+	jtest "$t.frel" 'v["generation"] == 4 and len(v["rules"]) == 2 and "next" not in v'
 
 fake old fakeold
 P=fakeold

@@ -14,6 +14,8 @@ RUNDIR) one client after another until killed. MODE:
             /mpe/workers,<id>, and /mpe/dump as its contract says (the engine lacks it yet);
             /mpe/info says 3 workers, the other commands know 2, so that a worker id can pass
             the client's check and still get no answer
+  reloading as contract, but the rules are reloaded (generation 3 to 4) right after a
+            client's first /mpe/acl request
 """
 import json
 import os
@@ -66,7 +68,7 @@ RULES = [{"line": 3, "priority": 10, "action": "drop", "hits": 42,
           "rule": "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 17/0xff"}]
 
 
-def contract(cmd, param, rundir, prefix):
+def contract(cmd, param, rundir, prefix, generation=3):
     if cmd == "/mpe/info":
         return {"version": "fake", "model": "process", "shape": "distributor", "workers": 3,
                 "io_lcore": 1, "lcores": [2, 3, 4], "uptime_s": 5, "primary_pid": os.getpid()}
@@ -89,7 +91,7 @@ def contract(cmd, param, rundir, prefix):
         return "[engine]\nshape = distributor\n"
     if cmd == "/mpe/acl":  # one rule per page
         first = int(param) if param else 0
-        v = {"generation": 3, "file": "/etc/mpe/rules.acl", "nb_rules": len(RULES),
+        v = {"generation": generation, "file": "/etc/mpe/rules.acl", "nb_rules": len(RULES),
              "default_action": "allow", "default_hits": 7, "reloads": 2, "reload_errors": 1,
              "retired_pending": 0, "rules": {str(first): RULES[first]},
              "retired_files": ["/etc/mpe/rules.acl"], "retired_packets": [1000]}
@@ -114,9 +116,11 @@ def contract(cmd, param, rundir, prefix):
 def serve(conn, mode, rundir, prefix):
     conn.send(json.dumps({"version": "DPDK 22.11.fake", "pid": os.getpid(),
                           "max_output_len": MAX_OUTPUT_LEN}).encode())
-    commands = BASE + (MPE if mode != "other" else []) + (MPE_NEW if mode == "contract" else [])
+    commands = BASE + (MPE if mode != "other" else []) + \
+        (MPE_NEW if mode in ("contract", "reloading") else [])
     if mode == "old":
         mode = "contract"  # with the commands of an old engine
+    acl_requests = 0
     while True:
         req = conn.recv(1024).decode()
         if not req:
@@ -136,7 +140,9 @@ def serve(conn, mode, rundir, prefix):
             conn.send(b'{"' + cmd.encode() + b'": {"in": 1,')
             continue
         else:
-            value = contract(cmd, param, rundir, prefix)
+            acl_requests += cmd == "/mpe/acl"
+            value = contract(cmd, param, rundir, prefix,
+                             4 if mode == "reloading" and acl_requests > 1 else 3)
             if cmd == "/mpe/workers" and "/mpe/acl" not in commands:
                 value = contract(cmd, None, rundir, prefix)
         conn.send(json.dumps({cmd: value}).encode())
