@@ -732,7 +732,7 @@ validate_inspection(struct parser *p, struct mpe_conf *c)
 	int parse = mpe_stage_find("parse", 5), acl = mpe_stage_find("acl", 3);
 	int flow = mpe_stage_find("flow", 4), flowhash = mpe_stage_find("flowhash", 8);
 	unsigned int i, j, nw, mirrors = 0;
-	int parsed = 0, uses_acl = 0, line = loc_line(p, "engine", "rules");
+	int parsed = 0, rehashed = 0, uses_acl = 0, line = loc_line(p, "engine", "rules");
 	struct mpe_rules *r;
 
 	/* the stages a packet meets, in order: in a pipeline one worker after the other */
@@ -746,13 +746,15 @@ validate_inspection(struct parser *p, struct mpe_conf *c)
 			int st = w->stages[j];
 
 			if (st == parse)
-				parsed = 1;
+				parsed = 1, rehashed = 0;
 			else if (st == flowhash && parsed)
-				/* the flow stage finds a flow by the hash parse gave its key */
+				rehashed = 1;
+			else if (st == flow && rehashed)
+				/* it finds a flow by the hash parse gave the flow's key */
 				report(p, loc_line(p, sect, "stages"), "stages",
-				       "flowhash after parse: parse sets the flow hash from the "
-				       "decoded key, flowhash would replace it");
-			else if ((st == acl || st == flow) && !parsed)
+				       "flow after flowhash after parse: parse sets the flow "
+				       "hash from the decoded key, flowhash replaced it");
+			if ((st == acl || st == flow) && !parsed)
 				report(p, loc_line(p, sect, "stages"), "stages",
 				       "%s needs the parse stage before it%s",
 				       st == acl ? "acl" : "flow",
