@@ -398,7 +398,7 @@ test_size_limits(void)
 	unload(&l);
 
 	/* "#xxx...": a comment of MPE_RULES_LINE_MAX characters, then one of one more */
-	memset(text, 'x', 2 * MPE_RULES_LINE_MAX + 1);
+	memset(text, 'x', 2 * MPE_RULES_LINE_MAX + 2);
 	text[0] = '#';
 	text[MPE_RULES_LINE_MAX] = '\n';
 	text[MPE_RULES_LINE_MAX + 1] = '#';
