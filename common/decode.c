@@ -20,6 +20,8 @@
 #define IPV6_EXT_MIN       8 /* every extension header is at least 8 bytes */
 #define IPV6_FRAG_HLEN     8
 #define IPV6_FRAG_OFF_MASK 0xfff8
+/* The fragment offset RFC 1858 refuses for TCP: 8 bytes, which lands on the TCP flags. */
+#define TCP_FRAG_OFF_OVERLAP 8
 #define TCP_MIN_HLEN       20
 #define UDP_HLEN           8
 #define ICMP_HLEN          8 /* type, code, checksum and the 4 bytes every message type has */
@@ -52,6 +54,7 @@ static const char *const bad_names[MPE_DECODE_BAD_MAX] = {
 	[MPE_DECODE_BAD_UDP_LEN] = "udp_len",
 	[MPE_DECODE_BAD_SHORT_ICMP] = "short_icmp",
 	[MPE_DECODE_BAD_SHORT_SCTP] = "short_sctp",
+	[MPE_DECODE_BAD_TCP_FRAG_OFFSET] = "tcp_frag_offset",
 };
 
 const char *
@@ -75,7 +78,8 @@ rd16(const uint8_t *p)
 }
 
 /* Transport header at d->l4_offset, inside an IP datagram ending at @end. Fills the ports of
- * the key unless the packet is a fragment (see struct mpe_decoded). Returns a reason. */
+ * the key, or of a first fragment frag_sport and frag_dport (see struct mpe_decoded).
+ * Returns a reason. */
 static unsigned int
 decode_l4(const uint8_t *p, uint32_t end, struct mpe_decoded *d)
 {
@@ -139,13 +143,17 @@ decode_l4(const uint8_t *p, uint32_t end, struct mpe_decoded *d)
 		break;
 	default: goto opaque;
 	}
-	/* A first fragment keeps RTE_PTYPE_L4_FRAG and ports 0, as every other fragment. */
+	/* A first fragment keeps RTE_PTYPE_L4_FRAG and key ports 0, as every other fragment;
+	 * its ports go aside, for the rules that match on them. */
 	if (!d->frag) {
 		d->ptype |= l4type;
 		if (ports) {
 			memcpy(&d->key.sport, l4, 2);
 			memcpy(&d->key.dport, l4 + 2, 2);
 		}
+	} else if (ports) {
+		memcpy(&d->frag_sport, l4, 2);
+		memcpy(&d->frag_dport, l4 + 2, 2);
 	}
 	d->payload_offset = (uint32_t)d->l4_offset + d->l4_len;
 	d->payload_len = end - d->payload_offset;
@@ -202,6 +210,8 @@ decode_ipv4(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
 		d->ptype |= RTE_PTYPE_L4_FRAG;
 		if (frag_off + total - hlen > IPV4_MAX_DATAGRAM)
 			return MPE_DECODE_BAD_IPV4_FRAG_OVERSIZE;
+		if (frag_off == TCP_FRAG_OFF_OVERLAP && d->ip_proto == IPPROTO_TCP)
+			return MPE_DECODE_BAD_TCP_FRAG_OFFSET;
 		if (frag_off != 0)
 			return MPE_DECODE_OK;
 	}
@@ -248,12 +258,17 @@ walk_ipv6_ext(const uint8_t *p, uint32_t end, struct mpe_decoded *d, uint32_t *o
 		d->ext_count = (uint8_t)(n + 1);
 		o += hlen;
 		if (nh == PROTO_FRAGMENT) {
+			uint32_t frag_off = rd16(h + 2) & IPV6_FRAG_OFF_MASK;
+
 			d->frag = 1;
 			d->key.proto = h[0];
-			if (rd16(h + 2) & IPV6_FRAG_OFF_MASK) {
+			if (frag_off != 0) {
 				d->is_first_fragment = 0;
 				d->ip_proto = h[0];
 				*off = o;
+				/* as for IPv4, where TCP starts the fragmentable part */
+				if (frag_off == TCP_FRAG_OFF_OVERLAP && h[0] == IPPROTO_TCP)
+					return MPE_DECODE_BAD_TCP_FRAG_OFFSET;
 				return MPE_DECODE_OK;
 			}
 			d->is_first_fragment = 1;

@@ -33,16 +33,23 @@ enum mpe_decode_bad {
 	MPE_DECODE_BAD_UDP_LEN,            /* UDP length below 8 or beyond the IP payload */
 	MPE_DECODE_BAD_SHORT_ICMP,         /* IP payload shorter than 8 bytes (ICMP, ICMPv6) */
 	MPE_DECODE_BAD_SHORT_SCTP,         /* IP payload shorter than the 12-byte common header */
+	MPE_DECODE_BAD_TCP_FRAG_OFFSET,    /* TCP fragment at offset 8: overlaps the first
+					    * fragment's flags (RFC 1858, RFC 3128) */
 	MPE_DECODE_BAD_MAX,
 };
 
 /* What mpe_decode() found. Offsets are from the start of the frame; lengths in bytes. */
 struct mpe_decoded {
 	/* Direction as on the wire, as mpe_pkt_flow_key() fills it: every fragment (the first
-	 * too) has ports 0 so that all of a datagram hashes alike; non-IP frames get the MACs.
-	 * key.proto is ip_proto, except for IPv6 fragments: the fragment header's next header,
-	 * the same in every fragment. */
+	 * too) has ports 0 so that all of a datagram hashes alike and stays in one flow on one
+	 * worker; non-IP frames get the MACs. key.proto is ip_proto, except for IPv6
+	 * fragments: the fragment header's next header, the same in every fragment. */
 	struct mpe_flow_key key;
+	/* A first fragment's transport ports (TCP, UDP, UDP-Lite, SCTP), network order, which
+	 * its key leaves 0: what rules on ports must match it on (the rest of the datagram
+	 * carries none). 0 for every other frame. */
+	uint16_t frag_sport;
+	uint16_t frag_dport;
 	uint32_t ptype;            /* RTE_PTYPE_L2_* | RTE_PTYPE_L3_* | RTE_PTYPE_L4_*, for mbufs */
 	uint32_t payload_offset;   /* after the last decoded header */
 	uint32_t payload_len;      /* up to the end of the IP datagram (or UDP length); Ethernet
@@ -71,6 +78,9 @@ struct mpe_decoded {
  * problem found and @d holding what was decoded before it. Accepted as well formed: non-IP
  * ether types (L2 only), Ethernet padding after the IP datagram, non-first fragments (the
  * transport header is not looked for), unknown upper-layer protocols and ESP (not decoded).
+ * Refused, against the fragment attacks of RFC 1858 and RFC 3128: a first fragment too short
+ * for its whole transport header (short_tcp, tcp_doff, short_udp, ...: the ports, and TCP's
+ * flags, must be in the first fragment) and a TCP fragment at offset 8 (tcp_frag_offset).
  * Not handled: IPv6 jumbograms (payload length 0 with a Jumbo option).
  */
 int mpe_decode(const void *frame, uint32_t len, struct mpe_decoded *d);

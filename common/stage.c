@@ -168,6 +168,8 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			meta->flags |= MPE_META_PARSED;
 			pp->key = d->key;
 			pp->tcp_flags = d->tcp_flags;
+			pp->frag_sport = d->frag_sport;
+			pp->frag_dport = d->frag_dport;
 			pp->flow = NULL;
 			if (unlikely(rcs[j] < 0)) {
 				ctx->malformed[d->bad]++;
@@ -312,16 +314,20 @@ acl_fini(struct mpe_stage_ctx *ctx)
  * hit of the matching rule (or of the default action) in this worker's row, and applies
  * the action: drop, or go on (allow, count), also marked for the mirror port (mirror).
  * With a flow table on this worker, a flow direction already classified under the same
- * generation takes its verdict from the flow entry instead of rte_acl. */
+ * generation takes its verdict from the flow entry instead of rte_acl. A first fragment is
+ * classified on its own ports, which its flow's key (ports 0, shared by the whole datagram)
+ * does not hold: its verdict is neither taken from the flow nor kept in it, where the later
+ * fragments, which carry no ports, would find it. */
 static uint16_t
 acl_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct mpe_ruleset *rs = __atomic_load_n(&ctx->shm->ruleset, __ATOMIC_ACQUIRE);
 	const struct acl_priv *ap = ctx->priv;
 	const struct mpe_flow_key *keys[MPE_MAX_BURST];
+	struct mpe_flow_key frag_keys[MPE_MAX_BURST];
 	uint32_t res[MPE_MAX_BURST], found[MPE_MAX_BURST];
-	uint16_t idx[MPE_MAX_BURST], i, m = 0, ndrop = 0, cached = 0;
-	uint8_t drop[MPE_MAX_BURST];
+	uint16_t idx[MPE_MAX_BURST], i, m = 0, nf = 0, ndrop = 0, cached = 0;
+	uint8_t drop[MPE_MAX_BURST], own_ports[MPE_MAX_BURST];
 	uint64_t *row;
 	uint32_t gen;
 
@@ -336,6 +342,15 @@ acl_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		res[i] = 0;
 		if (unlikely(!(mpe_meta(pkts[i], ctx->meta_offset)->flags & MPE_META_PARSED)))
 			continue; /* nothing to classify on: the default action */
+		if (unlikely((pp->frag_sport | pp->frag_dport) != 0)) {
+			frag_keys[nf] = pp->key;
+			frag_keys[nf].sport = pp->frag_sport;
+			frag_keys[nf].dport = pp->frag_dport;
+			keys[m] = &frag_keys[nf++];
+			own_ports[m] = 1;
+			idx[m++] = i;
+			continue;
+		}
 		f = ap->own != NULL ? pp->flow : NULL;
 		if (f != NULL && f->acl_gen == gen && f->acl_rule[pp->dir] != 0) {
 			res[i] = f->acl_rule[pp->dir] - 1;
@@ -343,13 +358,14 @@ acl_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			continue;
 		}
 		keys[m] = &pp->key;
+		own_ports[m] = 0;
 		idx[m++] = i;
 	}
 	if (m > 0) {
 		mpe_acl_classify(&rs->acl, keys, m, found);
 		for (i = 0; i < m; i++) {
 			struct mpe_pkt_priv *pp = mpe_pkt_priv(pkts[idx[i]]);
-			struct mpe_flow *f = ap->own != NULL ? pp->flow : NULL;
+			struct mpe_flow *f = ap->own != NULL && !own_ports[i] ? pp->flow : NULL;
 
 			res[idx[i]] = found[i];
 			if (f != NULL) {

@@ -43,6 +43,10 @@ struct mpe_pkt_priv {
 	struct mpe_flow *flow;	 /* flow stage: the packet's entry in this worker's table */
 	uint8_t tcp_flags;
 	uint8_t dir; /* flow stage: enum mpe_flow_dir of the packet within its flow */
+	/* A first fragment's ports, network order, which key leaves 0 (every fragment of a
+	 * datagram shares one flow): acl matches on them. 0 for every other packet. */
+	uint16_t frag_sport;
+	uint16_t frag_dport;
 };
 
 /* Whole cache lines, so that a packet's data (after the headroom) starts on a line of its

@@ -277,6 +277,7 @@ struct ok_case {
 	uint8_t key_proto; /* 0: same as ip_proto */
 	uint8_t frag, first;
 	int ports; /* key carries the spec's ports */
+	int frag_ports; /* frag_sport and frag_dport carry them (a first fragment) */
 	uint8_t ext_count;
 	uint8_t icmp_type;
 	uint16_t vlan_id;
@@ -359,7 +360,8 @@ static const struct ok_case ok_cases[] = {
 	 .l4_len = 8,
 	 .ip_proto = IPPROTO_UDP,
 	 .ports = 1},
-	{.name = "IPv4 first fragment (MF) TCP: L4 decoded, ports 0, ptype FRAG",
+	{.name = "IPv4 first fragment (MF) TCP: L4 decoded, key ports 0, its ports aside, "
+		 "ptype FRAG",
 	 .s = {TCP4, .frag4 = 0x2000, .payload = 8},
 	 .ptype = L2 | V4 | RTE_PTYPE_L4_FRAG,
 	 .l2_len = 14,
@@ -367,7 +369,8 @@ static const struct ok_case ok_cases[] = {
 	 .l4_len = 20,
 	 .ip_proto = IPPROTO_TCP,
 	 .frag = 1,
-	 .first = 1},
+	 .first = 1,
+	 .frag_ports = 1},
 	{.name = "IPv4 first fragment UDP whose length counts the whole datagram",
 	 .s = {UDP4, .frag4 = 0x2000, .payload = 32, .udp_len = 1480},
 	 .ptype = L2 | V4 | RTE_PTYPE_L4_FRAG,
@@ -376,7 +379,34 @@ static const struct ok_case ok_cases[] = {
 	 .l4_len = 8,
 	 .ip_proto = IPPROTO_UDP,
 	 .frag = 1,
-	 .first = 1},
+	 .first = 1,
+	 .frag_ports = 1},
+	{.name = "IPv4 first fragment ICMP: no ports to set aside",
+	 .s = {.family = 4, .proto = IPPROTO_ICMP, .frag4 = 0x2000, .payload = 16},
+	 .ptype = L2 | V4 | RTE_PTYPE_L4_FRAG,
+	 .l2_len = 14,
+	 .l3_len = 20,
+	 .l4_len = 8,
+	 .ip_proto = IPPROTO_ICMP,
+	 .frag = 1,
+	 .first = 1,
+	 .icmp_type = 8},
+	{.name = "IPv4 UDP fragment at offset 8: only TCP's is refused",
+	 .s = {UDP4, .frag4 = 1, .payload = 16},
+	 .ptype = L2 | V4 | RTE_PTYPE_L4_FRAG,
+	 .l2_len = 14,
+	 .l3_len = 20,
+	 .l4_len = 0,
+	 .ip_proto = IPPROTO_UDP,
+	 .frag = 1},
+	{.name = "IPv4 TCP fragment at offset 16",
+	 .s = {TCP4, .frag4 = 0x2000 | 2, .payload = 16},
+	 .ptype = L2 | V4 | RTE_PTYPE_L4_FRAG,
+	 .l2_len = 14,
+	 .l3_len = 20,
+	 .l4_len = 0,
+	 .ip_proto = IPPROTO_TCP,
+	 .frag = 1},
 	{.name = "IPv4 middle fragment (MF, offset 1480): no L4",
 	 .s = {UDP4, .frag4 = 0x2000 | 185, .payload = 40},
 	 .ptype = L2 | V4 | RTE_PTYPE_L4_FRAG,
@@ -517,6 +547,7 @@ static const struct ok_case ok_cases[] = {
 	 .ip_proto = IPPROTO_UDP,
 	 .frag = 1,
 	 .first = 1,
+	 .frag_ports = 1,
 	 .ext_count = 1},
 	{.name = "IPv6 first fragment, destination options after the fragment header, TCP",
 	 .s = {TCP6, .n_ext = 2, .ext = {44, 60}, .frag6 = 0x0001},
@@ -528,7 +559,19 @@ static const struct ok_case ok_cases[] = {
 	 .key_proto = 60,
 	 .frag = 1,
 	 .first = 1,
+	 .frag_ports = 1,
 	 .ext_count = 2},
+	{.name = "IPv6 first fragment, TCP right after the fragment header",
+	 .s = {TCP6, .n_ext = 1, .ext = {44}, .frag6 = 0x0001, .payload = 8},
+	 .ptype = L2 | V6X | RTE_PTYPE_L4_FRAG,
+	 .l2_len = 14,
+	 .l3_len = 48,
+	 .l4_len = 20,
+	 .ip_proto = IPPROTO_TCP,
+	 .frag = 1,
+	 .first = 1,
+	 .frag_ports = 1,
+	 .ext_count = 1},
 	{.name = "IPv6 non-first fragment: no L4, proto from the fragment header",
 	 .s = {UDP6, .n_ext = 1, .ext = {44}, .frag6 = 185 << 3 | 1, .payload = 24},
 	 .ptype = L2 | V6X | RTE_PTYPE_L4_FRAG,
@@ -666,6 +709,14 @@ check_ok(const struct ok_case *c, const struct frame *f, const struct mpe_decode
 	else
 		CHECK(d->key.sport == 0 && d->key.dport == 0, "ports %u > %u, expected 0",
 		      ntohs(d->key.sport), ntohs(d->key.dport));
+	if (c->frag_ports)
+		CHECK(ntohs(d->frag_sport) == s->sport && ntohs(d->frag_dport) == s->dport,
+		      "first fragment's ports %u > %u, expected %u > %u", ntohs(d->frag_sport),
+		      ntohs(d->frag_dport), s->sport, s->dport);
+	else
+		CHECK(d->frag_sport == 0 && d->frag_dport == 0,
+		      "first fragment's ports %u > %u, expected 0", ntohs(d->frag_sport),
+		      ntohs(d->frag_dport));
 }
 
 static void
@@ -1008,6 +1059,31 @@ static const struct bad_case bad_cases[] = {
 	 .reason = MPE_DECODE_BAD_SHORT_TCP,
 	 .s = {TCP4, .frag4 = 0x2000},
 	 .p = {{A_L3, 2, 2, 36}}},
+	{.name = "IPv4 first fragment with the TCP ports only (RFC 1858 tiny fragment)",
+	 .reason = MPE_DECODE_BAD_SHORT_TCP,
+	 .s = {TCP4, .frag4 = 0x2000},
+	 .p = {{A_L3, 2, 2, 24}}},
+	{.name = "IPv4 first fragment whose TCP options run into the next fragment",
+	 .reason = MPE_DECODE_BAD_TCP_DOFF,
+	 .s = {TCP4, .frag4 = 0x2000, .doff = 8},
+	 .p = {{A_L3, 2, 2, 20 + 24}}},
+	{.name = "IPv4 first fragment with half the UDP header",
+	 .reason = MPE_DECODE_BAD_SHORT_UDP,
+	 .s = {UDP4, .frag4 = 0x2000, .udp_len = 1000},
+	 .p = {{A_L3, 2, 2, 24}}},
+	{.name = "IPv6 first fragment with the TCP ports only",
+	 .reason = MPE_DECODE_BAD_SHORT_TCP,
+	 .s = {TCP6, .n_ext = 1, .ext = {44}, .frag6 = 0x0001},
+	 .p = {{A_L3, 4, 2, 8 + 4}}},
+	{.name = "IPv4 TCP fragment at offset 8 (RFC 1858 overlap of the flags)",
+	 .reason = MPE_DECODE_BAD_TCP_FRAG_OFFSET,
+	 .s = {TCP4, .frag4 = 0x2000 | 1, .payload = 16}},
+	{.name = "IPv4 last TCP fragment at offset 8",
+	 .reason = MPE_DECODE_BAD_TCP_FRAG_OFFSET,
+	 .s = {TCP4, .frag4 = 1, .payload = 8}},
+	{.name = "IPv6 TCP fragment at offset 8",
+	 .reason = MPE_DECODE_BAD_TCP_FRAG_OFFSET,
+	 .s = {TCP6, .n_ext = 2, .ext = {0, 44}, .frag6 = 1 << 3 | 1, .payload = 16}},
 	{.name = "TCP data offset 4",
 	 .reason = MPE_DECODE_BAD_TCP_DOFF,
 	 .s = {TCP4},
@@ -1211,7 +1287,8 @@ test_bad_names(void)
 static int
 same_decode(const struct mpe_decoded *a, const struct mpe_decoded *b)
 {
-	return memcmp(&a->key, &b->key, sizeof(a->key)) == 0 && a->ptype == b->ptype &&
+	return memcmp(&a->key, &b->key, sizeof(a->key)) == 0 && a->frag_sport == b->frag_sport &&
+	       a->frag_dport == b->frag_dport && a->ptype == b->ptype &&
 	       a->payload_offset == b->payload_offset && a->payload_len == b->payload_len &&
 	       a->l2_len == b->l2_len && a->l3_len == b->l3_len && a->l4_offset == b->l4_offset &&
 	       a->l4_len == b->l4_len && a->ether_type == b->ether_type &&

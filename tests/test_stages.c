@@ -471,6 +471,147 @@ out:
 	mpe_flow_table_free(t);
 }
 
+/* A TCP SYN 10.0.0.1:1024 > 10.0.0.2:@dport (2001:db8::1 > 2001:db8::2 with @v6), whole or
+ * as a fragment: @frag is the IPv4 flags and offset field, or with @v6 the fragment header's
+ * offset and M (0xffff: no fragment header). A non-first fragment carries 16 bytes that would
+ * read as the same TCP header if they were taken for one. */
+static struct rte_mbuf *
+tcp_syn(int v6, uint16_t frag, uint16_t dport)
+{
+	static const uint8_t eth[] = {2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *f, *l4;
+	uint16_t l3 = 14, len;
+
+	if (m == NULL)
+		return NULL;
+	f = (uint8_t *)rte_pktmbuf_append(m, MAX_FRAME);
+	if (f == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(f, 0, MAX_FRAME);
+	memcpy(f, eth, sizeof(eth));
+	if (!v6) {
+		f[12] = 0x08, f[13] = 0x00;
+		f[l3] = 0x45;
+		f[l3 + 6] = (uint8_t)(frag >> 8), f[l3 + 7] = (uint8_t)frag;
+		f[l3 + 8] = 64;
+		f[l3 + 9] = 6;
+		memcpy(f + l3 + 12, "\x0a\0\0\x01\x0a\0\0\x02", 8);
+		l4 = f + l3 + 20;
+	} else {
+		f[12] = 0x86, f[13] = 0xdd;
+		f[l3] = 0x60;
+		f[l3 + 6] = frag == 0xffff ? 6 : 44;
+		f[l3 + 7] = 64;
+		f[l3 + 8] = 0x20, f[l3 + 9] = 0x01, f[l3 + 10] = 0x0d, f[l3 + 11] = 0xb8;
+		f[l3 + 23] = 1;
+		memcpy(f + l3 + 24, f + l3 + 8, 15);
+		f[l3 + 39] = 2;
+		l4 = f + l3 + 40;
+		if (frag != 0xffff) {
+			l4[0] = 6;
+			l4[2] = (uint8_t)(frag >> 8), l4[3] = (uint8_t)frag;
+			l4[7] = 1; /* identification */
+			l4 += 8;
+		}
+	}
+	l4[0] = 0x04, l4[1] = 0x00;
+	l4[2] = (uint8_t)(dport >> 8), l4[3] = (uint8_t)dport;
+	l4[12] = 5 << 4;
+	l4[13] = 0x02;
+	len = (uint16_t)(l4 - f + 20);
+	if (!v6)
+		f[l3 + 2] = 0, f[l3 + 3] = (uint8_t)(len - l3);
+	else
+		f[l3 + 4] = 0, f[l3 + 5] = (uint8_t)(len - l3 - 40);
+	rte_pktmbuf_trim(m, (uint16_t)(MAX_FRAME - len));
+	mpe_meta_init(mpe_meta(m, meta_off), 0);
+	return m;
+}
+
+#define NO_FRAG6 0xffff
+#define MF4	 0x2000
+
+struct frag_acl_case {
+	const char *name;
+	int v6;
+	uint16_t frag;
+	uint16_t dport;
+	int dropped;
+	unsigned int malformed; /* enum mpe_decode_bad of a frame parse drops, else 0 */
+};
+
+/* One packet a burst, in this order, through parse, flow and acl of one worker: verdicts of
+ * earlier packets of the same flow, cached in it, must not decide a first fragment's. */
+static const struct frag_acl_case frag_acl_cases[] = {
+	{"IPv4 SYN to port 23, whole: dropped", 0, 0, 23, 1, 0},
+	{"IPv4 SYN to port 80, whole: allowed", 0, 0, 80, 0, 0},
+	{"IPv4 first fragment to port 80: allowed", 0, MF4, 80, 0, 0},
+	{"IPv4 first fragment to port 23, same fragments' flow: dropped", 0, MF4, 23, 1, 0},
+	{"IPv4 non-first fragment (no ports): allowed", 0, MF4 | 185, 23, 0, 0},
+	{"IPv4 first fragment to port 23 after a cached non-first one: dropped", 0, MF4, 23, 1,
+	 0},
+	{"IPv4 first fragment to port 80 after that: allowed", 0, MF4, 80, 0, 0},
+	{"IPv4 TCP fragment at offset 8: malformed", 0, 1, 23, 1, MPE_DECODE_BAD_TCP_FRAG_OFFSET},
+	{"IPv6 SYN to port 23, whole: dropped", 1, NO_FRAG6, 23, 1, 0},
+	{"IPv6 first fragment to port 80: allowed", 1, 1, 80, 0, 0},
+	{"IPv6 first fragment to port 23: dropped", 1, 1, 23, 1, 0},
+	{"IPv6 non-first fragment: allowed", 1, 185 << 3, 23, 0, 0},
+	{"IPv6 first fragment to port 23 after it: dropped", 1, 0, 23, 1, 0},
+	{"IPv6 TCP fragment at offset 8: malformed", 1, 1 << 3 | 1, 23, 1,
+	 MPE_DECODE_BAD_TCP_FRAG_OFFSET},
+};
+
+/* A rule on the destination port applies to a first fragment as to the whole packet; the
+ * other fragments carry no ports and the rule cannot see them (RFC 1858: refusing the first
+ * suffices). */
+static void
+test_acl_first_fragments(void)
+{
+	static struct mpe_shared shm;
+	struct mpe_ruleset *rs;
+	struct mpe_flow_table *t;
+	struct inspect_rig g;
+	char name[MPE_FLOW_NAME_MAX + 1];
+	unsigned int i, r;
+
+	snprintf(name, sizeof(name), MPE_NAME_FLOW_FMT, 0u);
+	t = mpe_flow_table_create(name, 64, 0, SOCKET_ID_ANY);
+	rs = ruleset(1, "@0.0.0.0/0 0.0.0.0/0 0 : 65535 23 : 23 6/0xff drop 100\n"
+			"@::/0 ::/0 0 : 65535 23 : 23 6/0xff drop 100\n");
+	if (!CHECK(t != NULL && rs != NULL, "set-up: %s", rte_strerror(rte_errno)))
+		goto out;
+	shm.ruleset = rs;
+	if (!CHECK(rig_init(&g, &shm) == 0, "stage init"))
+		goto out;
+	for (i = 0; i < TEST_DIM(frag_acl_cases); i++) {
+		const struct frag_acl_case *c = &frag_acl_cases[i];
+		struct rte_mbuf *m = tcp_syn(c->v6, c->frag, c->dport), *pkts[1] = {m};
+		uint64_t before[MPE_DECODE_BAD_MAX];
+		uint16_t kept;
+
+		if (!CHECK(m != NULL, "no mbuf"))
+			break;
+		memcpy(before, g.malformed, sizeof(before));
+		kept = rig_run(&g, pkts, 1);
+		CHECK(kept == !c->dropped, "%s: %s", c->name, kept ? "allowed" : "dropped");
+		for (r = 1; r < MPE_DECODE_BAD_MAX; r++)
+			CHECK(g.malformed[r] - before[r] == (r == c->malformed),
+			      "%s: %s counted %lu times", c->name, mpe_decode_bad_name(r),
+			      (unsigned long)(g.malformed[r] - before[r]));
+		if (c->malformed == 0)
+			CHECK(mpe_meta(m, meta_off)->rule == (c->dropped ? 1u + c->v6 : 0u),
+			      "%s: rule %u", c->name, mpe_meta(m, meta_off)->rule);
+		rte_pktmbuf_free(m);
+	}
+	rig_fini(&g);
+out:
+	mpe_ruleset_free(rs);
+	mpe_flow_table_free(t);
+}
+
 /* A full flow table: the packets of flows that find no room are counted, and dropped or let
  * through as flow_full says. */
 static void
@@ -575,6 +716,8 @@ main(int argc, char **argv)
 		 "classified again under a new generation", test_acl_verdicts_and_cache},
 		{"flow: a full table counts, and drops or passes as flow_full says",
 		 test_flow_table_full},
+		{"acl: a first fragment is classified on its own ports, the other fragments on "
+		 "none; neither takes a verdict cached in its flow", test_acl_first_fragments},
 	};
 	static const struct rte_mbuf_dynfield desc = {
 		.name = MPE_META_NAME,

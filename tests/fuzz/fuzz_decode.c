@@ -119,6 +119,8 @@ check_any(const uint8_t *p, uint32_t len, int rc, const struct mpe_decoded *d)
 	EXPECT(d, len, d->tcp_flags == 0 || d->ip_proto == IPPROTO_TCP);
 	/* fragments hash alike: no ports, whatever the transport header says */
 	EXPECT(d, len, !d->frag || (d->key.sport == 0 && d->key.dport == 0));
+	/* ports set aside only for a first fragment, whose key has none */
+	EXPECT(d, len, d->is_first_fragment || (d->frag_sport == 0 && d->frag_dport == 0));
 
 	/* what the parse stage and the tools do with any result */
 	(void)mpe_flow_hash(&d->key);
