@@ -1,11 +1,13 @@
 /* Header decoder over plain bytes: each layer checks that what it reads lies inside the frame
- * (L2, L3 headers) or inside the IP datagram (extension and transport headers) before reading.
- * No state; every function may run concurrently anywhere.
+ * (L2, L3 headers) or inside the IP datagram (extension and transport headers), and then inside
+ * the bytes in hand (@cap: the head of a longer frame), before reading. With every byte in hand
+ * the second check never fails. No state; every function may run concurrently anywhere.
  */
 #include <errno.h>
 #include <string.h>
 #include <netinet/in.h>
 
+#include <rte_common.h>
 #include <rte_mbuf_ptype.h>
 
 #include "decode.h"
@@ -55,6 +57,7 @@ static const char *const bad_names[MPE_DECODE_BAD_MAX] = {
 	[MPE_DECODE_BAD_SHORT_ICMP] = "short_icmp",
 	[MPE_DECODE_BAD_SHORT_SCTP] = "short_sctp",
 	[MPE_DECODE_BAD_TCP_FRAG_OFFSET] = "tcp_frag_offset",
+	[MPE_DECODE_BAD_HDR_BEYOND_HEAD] = "hdr_beyond_head",
 };
 
 const char *
@@ -77,14 +80,16 @@ rd16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* Transport header at d->l4_offset, inside an IP datagram ending at @end. Fills the ports of
- * the key, or of a first fragment frag_sport and frag_dport (see struct mpe_decoded).
- * Returns a reason. */
+/* Transport header at d->l4_offset, inside an IP datagram ending at @end, of which the bytes
+ * up to @cap are in hand. Fills the ports of the key, or of a first fragment frag_sport and
+ * frag_dport (see struct mpe_decoded). Returns a reason. */
 static unsigned int
-decode_l4(const uint8_t *p, uint32_t end, struct mpe_decoded *d)
+decode_l4(const uint8_t *p, uint32_t end, uint32_t cap, struct mpe_decoded *d)
 {
 	const uint8_t *l4 = p + d->l4_offset;
 	uint32_t avail = end - d->l4_offset;
+	/* after IPv6 extension headers the transport header may start beyond the head */
+	uint32_t have = cap > d->l4_offset ? cap - d->l4_offset : 0;
 	uint32_t l4type, ulen, hlen;
 	int ports = 1;
 
@@ -92,6 +97,8 @@ decode_l4(const uint8_t *p, uint32_t end, struct mpe_decoded *d)
 	case IPPROTO_TCP:
 		if (avail < TCP_MIN_HLEN)
 			return MPE_DECODE_BAD_SHORT_TCP;
+		if (have < TCP_MIN_HLEN)
+			return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 		/* l4_len only once the header is known to fit: callers copy it as it is */
 		hlen = (uint32_t)(l4[12] >> 4) * 4;
 		if (hlen < TCP_MIN_HLEN || hlen > avail)
@@ -103,6 +110,8 @@ decode_l4(const uint8_t *p, uint32_t end, struct mpe_decoded *d)
 	case IPPROTO_UDP:
 		if (avail < UDP_HLEN)
 			return MPE_DECODE_BAD_SHORT_UDP;
+		if (have < UDP_HLEN)
+			return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 		d->l4_len = UDP_HLEN;
 		/* A first fragment's UDP length counts the whole datagram, not this fragment;
 		 * a shorter UDP length than the IP payload leaves trailing bytes out. */
@@ -117,12 +126,16 @@ decode_l4(const uint8_t *p, uint32_t end, struct mpe_decoded *d)
 		/* Decoded for its ports, as mpe_pkt_flow_key() keys it; no ptype of its own. */
 		if (avail < UDP_HLEN)
 			return MPE_DECODE_BAD_SHORT_UDP;
+		if (have < UDP_HLEN)
+			return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 		d->l4_len = UDP_HLEN;
 		l4type = RTE_PTYPE_L4_NONFRAG;
 		break;
 	case IPPROTO_SCTP:
 		if (avail < SCTP_HLEN)
 			return MPE_DECODE_BAD_SHORT_SCTP;
+		if (have < SCTP_HLEN)
+			return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 		d->l4_len = SCTP_HLEN;
 		l4type = RTE_PTYPE_L4_SCTP;
 		break;
@@ -131,12 +144,14 @@ decode_l4(const uint8_t *p, uint32_t end, struct mpe_decoded *d)
 		/* Only the one that belongs to the IP version; the other is an unknown proto. */
 		if ((d->ip_proto == IPPROTO_ICMP) != (d->ip_version == 4))
 			goto opaque;
-		if (avail >= 2) {
+		if (avail >= 2 && have >= 2) {
 			d->icmp_type = l4[0];
 			d->icmp_code = l4[1];
 		}
 		if (avail < ICMP_HLEN)
 			return MPE_DECODE_BAD_SHORT_ICMP;
+		if (have < ICMP_HLEN)
+			return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 		d->l4_len = ICMP_HLEN;
 		l4type = RTE_PTYPE_L4_ICMP;
 		ports = 0;
@@ -166,7 +181,7 @@ opaque:
 }
 
 static unsigned int
-decode_ipv4(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
+decode_ipv4(const uint8_t *p, uint32_t len, uint32_t cap, struct mpe_decoded *d)
 {
 	const uint8_t *ip = p + d->l2_len;
 	uint32_t avail = len - d->l2_len;
@@ -175,6 +190,8 @@ decode_ipv4(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
 
 	if (avail < IPV4_MIN_HLEN)
 		return MPE_DECODE_BAD_SHORT_IPV4;
+	if (cap - d->l2_len < IPV4_MIN_HLEN)
+		return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 	if ((ip[0] >> 4) != 4)
 		return MPE_DECODE_BAD_IPV4_VERSION;
 	hlen = (uint32_t)(ip[0] & 0x0f) * 4;
@@ -182,6 +199,8 @@ decode_ipv4(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
 		return MPE_DECODE_BAD_IPV4_IHL;
 	if (hlen > avail)
 		return MPE_DECODE_BAD_SHORT_IPV4;
+	if (hlen > cap - d->l2_len)
+		return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 
 	d->ip_version = 4;
 	d->ip_proto = ip[9];
@@ -215,14 +234,16 @@ decode_ipv4(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
 		if (frag_off != 0)
 			return MPE_DECODE_OK;
 	}
-	return decode_l4(p, d->l2_len + total, d);
+	return decode_l4(p, d->l2_len + total, cap, d);
 }
 
 /* Extension header chain from the one named by the fixed header, inside the payload ending
- * at @end. Stops at the first upper-layer protocol, at ESP, or after a fragment header with a
- * non-zero offset (what follows it is the middle of some other fragment's bytes). */
+ * at @end, reading no byte from @cap on. Stops at the first upper-layer protocol, at ESP, or
+ * after a fragment header with a non-zero offset (what follows it is the middle of some other
+ * fragment's bytes). */
 static unsigned int
-walk_ipv6_ext(const uint8_t *p, uint32_t end, struct mpe_decoded *d, uint32_t *off)
+walk_ipv6_ext(const uint8_t *p, uint32_t end, uint32_t cap, struct mpe_decoded *d,
+	      uint32_t *off)
 {
 	uint8_t nh = d->ip_proto;
 	uint32_t o = *off, hlen;
@@ -247,6 +268,9 @@ walk_ipv6_ext(const uint8_t *p, uint32_t end, struct mpe_decoded *d, uint32_t *o
 			return MPE_DECODE_BAD_IPV6_EXT_CHAIN;
 		if (end - o < IPV6_EXT_MIN)
 			return MPE_DECODE_BAD_IPV6_EXT_SHORT;
+		/* only the first 8 bytes of a header are read: the rest may lie beyond the head */
+		if (o > cap || cap - o < IPV6_EXT_MIN)
+			return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 		if (nh == PROTO_FRAGMENT)
 			hlen = IPV6_FRAG_HLEN;
 		else if (nh == PROTO_AH)
@@ -278,7 +302,7 @@ walk_ipv6_ext(const uint8_t *p, uint32_t end, struct mpe_decoded *d, uint32_t *o
 }
 
 static unsigned int
-decode_ipv6(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
+decode_ipv6(const uint8_t *p, uint32_t len, uint32_t cap, struct mpe_decoded *d)
 {
 	const uint8_t *ip = p + d->l2_len;
 	uint32_t avail = len - d->l2_len;
@@ -287,6 +311,8 @@ decode_ipv6(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
 
 	if (avail < IPV6_HLEN)
 		return MPE_DECODE_BAD_SHORT_IPV6;
+	if (cap - d->l2_len < IPV6_HLEN)
+		return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 	if ((ip[0] >> 4) != 6)
 		return MPE_DECODE_BAD_IPV6_VERSION;
 
@@ -307,7 +333,7 @@ decode_ipv6(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
 	}
 	end = d->l2_len + IPV6_HLEN + rd16(ip + 4);
 	off = d->l4_offset;
-	bad = walk_ipv6_ext(p, end, d, &off);
+	bad = walk_ipv6_ext(p, end, cap, d, &off);
 	d->ptype |= d->ext_count ? RTE_PTYPE_L3_IPV6_EXT : RTE_PTYPE_L3_IPV6;
 	if (bad != MPE_DECODE_OK)
 		return bad;
@@ -322,13 +348,13 @@ decode_ipv6(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
 		if (!d->is_first_fragment)
 			return MPE_DECODE_OK;
 	}
-	return decode_l4(p, end, d); /* ESP and the rest: opaque, not an error */
+	return decode_l4(p, end, cap, d); /* ESP and the rest: opaque, not an error */
 }
 
-int
-mpe_decode_general(const void *frame, uint32_t len, struct mpe_decoded *d)
+/* The walk layer by layer over a frame of @len bytes, the first @cap (<= @len) at @p. */
+static int
+decode_general(const uint8_t *p, uint32_t cap, uint32_t len, struct mpe_decoded *d)
 {
-	const uint8_t *p = frame;
 	uint32_t off = ETH_HLEN;
 	unsigned int bad;
 	uint16_t type;
@@ -336,6 +362,10 @@ mpe_decode_general(const void *frame, uint32_t len, struct mpe_decoded *d)
 	memset(d, 0, sizeof(*d));
 	if (len < ETH_HLEN) {
 		bad = MPE_DECODE_BAD_SHORT_L2;
+		goto out;
+	}
+	if (cap < ETH_HLEN) {
+		bad = MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 		goto out;
 	}
 	memcpy(d->key.dst, p, 6);
@@ -348,6 +378,10 @@ mpe_decode_general(const void *frame, uint32_t len, struct mpe_decoded *d)
 		}
 		if (len - off < VLAN_HLEN) {
 			bad = MPE_DECODE_BAD_SHORT_L2;
+			goto l2_done;
+		}
+		if (cap - off < VLAN_HLEN) {
+			bad = MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 			goto l2_done;
 		}
 		d->vlan_id = rd16(p + off) & 0x0fff;
@@ -368,29 +402,36 @@ l2_done:
 	d->payload_offset = off;
 	d->payload_len = len - off;
 	if (type == MPE_ETHER_TYPE_IPV4)
-		bad = decode_ipv4(p, len, d);
+		bad = decode_ipv4(p, len, cap, d);
 	else if (type == MPE_ETHER_TYPE_IPV6)
-		bad = decode_ipv6(p, len, d);
+		bad = decode_ipv6(p, len, cap, d);
 out:
 	d->bad = (uint8_t)bad;
 	return bad == MPE_DECODE_OK ? 0 : -EINVAL;
 }
 
+int
+mpe_decode_general(const void *frame, uint32_t len, struct mpe_decoded *d)
+{
+	return decode_general(frame, len, len, d);
+}
+
 /* Untagged IPv4 with a 20-byte header, not a fragment, carrying TCP or UDP whose header is
- * well formed, in a frame of at least 54 bytes: nearly all traffic. Fills @d exactly as
- * mpe_decode_general() would (test_decode and fuzz_decode hold it to that), with its checks
- * folded into one branch instead of a branch per layer and protocol, whose outcome a mix of
- * TCP and UDP makes hard to predict, and the key written in whole words, which the parse
- * stage copies without waiting for byte stores. Returns 0, or -1 for any other frame. */
+ * well formed, with at least 54 bytes in hand (@cap) of a frame of @len: nearly all traffic.
+ * Fills @d exactly as mpe_decode_general() would (test_decode and fuzz_decode hold it to
+ * that), with its checks folded into one branch instead of a branch per layer and protocol,
+ * whose outcome a mix of TCP and UDP makes hard to predict, and the key written in whole
+ * words, which the parse stage copies without waiting for byte stores. Returns 0, or -1 for
+ * any other frame. */
 static inline int
-decode_ipv4_fast(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
+decode_ipv4_fast(const uint8_t *p, uint32_t cap, uint32_t len, struct mpe_decoded *d)
 {
 	const uint8_t *ip = p + ETH_HLEN, *l4 = ip + IPV4_MIN_HLEN;
 	uint32_t total, avail, ulen, thlen, hlen, tcp, udp, ok;
 	uint64_t w0, sa = 0, da = 0;
 	uint16_t ports[2];
 
-	if (len < ETH_HLEN + IPV4_MIN_HLEN + TCP_MIN_HLEN || rd16(p + 12) != MPE_ETHER_TYPE_IPV4 ||
+	if (cap < ETH_HLEN + IPV4_MIN_HLEN + TCP_MIN_HLEN || rd16(p + 12) != MPE_ETHER_TYPE_IPV4 ||
 	    ip[0] != 0x45 || (rd16(ip + 6) & (IPV4_MF | IPV4_FRAG_OFF_MASK)) != 0)
 		return -1;
 	total = rd16(ip + 2);
@@ -433,9 +474,17 @@ decode_ipv4_fast(const uint8_t *p, uint32_t len, struct mpe_decoded *d)
 }
 
 int
+mpe_decode_head(const void *head, uint32_t head_len, uint32_t frame_len, struct mpe_decoded *d)
+{
+	uint32_t cap = RTE_MIN(head_len, frame_len);
+
+	if (decode_ipv4_fast(head, cap, frame_len, d) == 0)
+		return 0;
+	return decode_general(head, cap, frame_len, d);
+}
+
+int
 mpe_decode(const void *frame, uint32_t len, struct mpe_decoded *d)
 {
-	if (decode_ipv4_fast(frame, len, d) == 0)
-		return 0;
-	return mpe_decode_general(frame, len, d);
+	return mpe_decode_head(frame, len, len, d);
 }

@@ -35,6 +35,8 @@ enum mpe_decode_bad {
 	MPE_DECODE_BAD_SHORT_SCTP,         /* IP payload shorter than the 12-byte common header */
 	MPE_DECODE_BAD_TCP_FRAG_OFFSET,    /* TCP fragment at offset 8: overlaps the first
 					    * fragment's flags (RFC 1858, RFC 3128) */
+	MPE_DECODE_BAD_HDR_BEYOND_HEAD,    /* a header to read lies inside the frame, past the
+					    * bytes in hand (mpe_decode_head) */
 	MPE_DECODE_BAD_MAX,
 };
 
@@ -84,6 +86,13 @@ struct mpe_decoded {
  * Not handled: IPv6 jumbograms (payload length 0 with a Jumbo option).
  */
 int mpe_decode(const void *frame, uint32_t len, struct mpe_decoded *d);
+
+/* mpe_decode() of a frame of @frame_len bytes of which only the first @head_len are at @head
+ * (the first segment of an mbuf chain, or a copy of its first bytes): the lengths in the
+ * headers are checked against @frame_len, and a header that would have to be read past
+ * @head_len is MPE_DECODE_BAD_HDR_BEYOND_HEAD. With @head_len = @frame_len, mpe_decode(). */
+int mpe_decode_head(const void *head, uint32_t head_len, uint32_t frame_len,
+		    struct mpe_decoded *d);
 
 /* mpe_decode() without its short cut for untagged IPv4 TCP and UDP: the same result for every
  * frame, by the walk layer by layer. For tests, which hold the two to each other. */

@@ -30,13 +30,16 @@ flowhash_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t i;
 
+	uint8_t buf[MPE_PKT_HEAD_MAX];
+
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-
 		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
+		const void *head;
+		uint32_t cap;
 
-		meta->flow_hash =
-			mpe_pkt_flow_hash(rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m));
+		head = mpe_pkt_head(m, buf, &cap);
+		meta->flow_hash = mpe_pkt_flow_hash(head, cap);
 		meta->flags |= MPE_META_HASHED;
 	}
 	return n;
@@ -119,12 +122,15 @@ prefetch_packet(struct rte_mbuf *m)
 
 /* Decodes L2 to L4 into the mbuf (packet type, header lengths) and the metadata (symmetric
  * flow hash). A malformed frame is counted by reason and, unless the configuration says
- * malformed = pass, dropped: moved behind the survivors for the worker loop to free. */
+ * malformed = pass, dropped: moved behind the survivors for the worker loop to free. A chain
+ * of segments is checked against its whole length, its headers read from its first segment
+ * or from a copy of its head. */
 static uint16_t
 parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rte_mbuf *dropped[MPE_MAX_BURST];
 	struct mpe_decoded dec[PARSE_CHUNK];
+	uint8_t buf[MPE_PKT_HEAD_MAX]; /* a decode keeps offsets only: one copy at a time */
 	int rcs[PARSE_CHUNK];
 	const int pass = ctx->conf->malformed_pass;
 	uint16_t i, j, c, kept = 0, nd = 0;
@@ -134,9 +140,14 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 		prefetch_packet(pkts[i]);
 	for (i = 0; i < n; i += c) {
 		c = RTE_MIN((uint16_t)(n - i), (uint16_t)PARSE_CHUNK);
-		for (j = 0; j < c; j++)
-			rcs[j] = mpe_decode(rte_pktmbuf_mtod(pkts[i + j], void *),
-					    rte_pktmbuf_data_len(pkts[i + j]), &dec[j]);
+		for (j = 0; j < c; j++) {
+			const void *head;
+			uint32_t cap;
+
+			head = mpe_pkt_head(pkts[i + j], buf, &cap);
+			rcs[j] = mpe_decode_head(head, cap, rte_pktmbuf_pkt_len(pkts[i + j]),
+						 &dec[j]);
+		}
 		for (j = 0; j < c; j++) {
 			struct rte_mbuf *m = pkts[i + j];
 			struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);

@@ -62,6 +62,32 @@ mpe_pkt_priv(struct rte_mbuf *m)
 	return (struct mpe_pkt_priv *)rte_mbuf_to_priv(m);
 }
 
+/* Bytes of a chained frame's head that the parse stage and the flow hashes read when its first
+ * segment is shorter: every header of Ethernet with two tags, IPv4 with options and TCP with
+ * options (142 bytes), and IPv6 with an ordinary extension header chain. */
+#define MPE_PKT_HEAD_MAX 256
+
+/* The first bytes of @m in one piece: the first segment when it holds the whole frame (the
+ * usual case, one predictable branch) or at least MPE_PKT_HEAD_MAX bytes, else the frame's
+ * first MPE_PKT_HEAD_MAX bytes (all of it when shorter) copied into @buf. Sets *@cap to the
+ * bytes that the result holds; rte_pktmbuf_pkt_len(@m) is the frame's length. */
+static inline const void *
+mpe_pkt_head(const struct rte_mbuf *m, uint8_t buf[MPE_PKT_HEAD_MAX], uint32_t *cap)
+{
+	uint32_t first = rte_pktmbuf_data_len(m);
+	const void *p;
+
+	if (likely(first == rte_pktmbuf_pkt_len(m)) || first >= MPE_PKT_HEAD_MAX) {
+		*cap = first;
+		return rte_pktmbuf_mtod(m, const void *);
+	}
+	*cap = RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)MPE_PKT_HEAD_MAX);
+	p = rte_pktmbuf_read(m, 0, *cap, buf);
+	if (unlikely(p == NULL)) /* segment lengths that do not add up to pkt_len */
+		*cap = 0;
+	return p != NULL ? p : buf;
+}
+
 struct mpe_stage_ctx {
 	const struct mpe_shared *shm;
 	const struct mpe_conf *conf;

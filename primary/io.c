@@ -268,8 +268,10 @@ static inline uint16_t
 rx_burst(struct io *io, uint16_t idx, uint16_t q)
 {
 	struct rte_mbuf *pkts[MPE_MAX_BURST];
+	uint8_t buf[MPE_PKT_HEAD_MAX]; /* a chain's head, when its first segment is short */
 	uint16_t n, i;
 	uint64_t bytes = 0;
+	uint32_t cap;
 
 	n = rte_eth_rx_burst(io->conf->ports[idx].port_id, q, pkts, io->burst);
 	if (n == 0)
@@ -282,8 +284,9 @@ rx_burst(struct io *io, uint16_t idx, uint16_t q)
 		mpe_meta_init(meta, idx);
 		bytes += rte_pktmbuf_pkt_len(m);
 		if (io->distribute) {
-			meta->flow_hash = mpe_pkt_flow_hash(rte_pktmbuf_mtod(m, void *),
-							    rte_pktmbuf_data_len(m));
+			const void *head = mpe_pkt_head(m, buf, &cap);
+
+			meta->flow_hash = mpe_pkt_flow_hash(head, cap);
 			meta->flags = MPE_META_HASHED;
 			w = io->reta[meta->flow_hash & (RETA_SIZE - 1)];
 		}

@@ -951,6 +951,7 @@ struct bad_case {
 	struct patch p[2];
 	int cut_anchor; /* A_NONE: whole frame; else keep bytes up to anchor + cut_off */
 	int cut_off;
+	int head; /* bytes in hand of the frame (mpe_decode_head); 0: all of them */
 	unsigned int reason;
 };
 
@@ -1084,6 +1085,22 @@ static const struct bad_case bad_cases[] = {
 	{.name = "IPv6 TCP fragment at offset 8",
 	 .reason = MPE_DECODE_BAD_TCP_FRAG_OFFSET,
 	 .s = {TCP6, .n_ext = 2, .ext = {0, 44}, .frag6 = 1 << 3 | 1, .payload = 16}},
+	{.name = "802.1Q tag past the head in hand",
+	 .reason = MPE_DECODE_BAD_HDR_BEYOND_HEAD,
+	 .s = {TCP4, .ntags = 1, .tpid = {0x8100}},
+	 .head = 16},
+	{.name = "IPv4 options past the head in hand",
+	 .reason = MPE_DECODE_BAD_HDR_BEYOND_HEAD,
+	 .s = {TCP4, .ihl = 15},
+	 .head = 14 + 40},
+	{.name = "IPv6 extension header past the head in hand",
+	 .reason = MPE_DECODE_BAD_HDR_BEYOND_HEAD,
+	 .s = {UDP6, .n_ext = 2, .ext = {0, 60}, .ext_len = {8}},
+	 .head = 14 + 40 + 72 + 4},
+	{.name = "IPv6 TCP header after extension headers past the head in hand",
+	 .reason = MPE_DECODE_BAD_HDR_BEYOND_HEAD,
+	 .s = {TCP6, .n_ext = 2, .ext = {0, 60}, .ext_len = {8, 8}},
+	 .head = 14 + 40 + 144 + 19},
 	{.name = "TCP data offset 4",
 	 .reason = MPE_DECODE_BAD_TCP_DOFF,
 	 .s = {TCP4},
@@ -1166,7 +1183,14 @@ run_bad_cases(void)
 			      ? f.len
 			      : anchor_off(&f, c->cut_anchor) + (uint32_t)c->cut_off;
 		CHECK(len <= f.len, "case cuts beyond the frame");
-		rc = decode(&f, len, &d);
+		if (c->head != 0) {
+			uint8_t *g = guard_end - c->head;
+
+			memcpy(g, f.b, (size_t)c->head);
+			rc = mpe_decode_head(g, (uint32_t)c->head, len, &d);
+		} else {
+			rc = decode(&f, len, &d);
+		}
 		CHECK(rc == -EINVAL, "%u bytes: rc %d", len, rc);
 		CHECK(d.bad == c->reason, "bad %u (%s), expected %u (%s)", d.bad,
 		      mpe_decode_bad_name(d.bad), c->reason, mpe_decode_bad_name(c->reason));
@@ -1282,6 +1306,87 @@ test_bad_names(void)
 	}
 }
 
+/* mpe_decode_head: every valid frame with only its first @cap bytes in hand, copied against
+ * the guard page so that a read past them faults. Below a threshold no further than the end
+ * of its headers it is hdr_beyond_head; from it on, the decode of the whole frame. */
+static void
+run_head_sweeps(void)
+{
+	size_t i;
+
+	for (i = 0; i < TEST_DIM(ok_cases); i++) {
+		const struct ok_case *c = &ok_cases[i];
+		struct mpe_decoded full, d;
+		uint32_t cap, threshold = 0;
+		struct frame f;
+		int rc, seen_ok = 0;
+
+		test_begin("head: %s with every length of head in hand", c->name);
+		build(&f, &c->s);
+		CHECK(decode(&f, f.len, &full) == 0, "full frame refused");
+		for (cap = 0; cap <= f.len; cap++) {
+			uint8_t *g = guard_end - cap;
+
+			memcpy(g, f.b, cap);
+			rc = mpe_decode_head(g, cap, f.len, &d);
+			if (rc == 0) {
+				if (!seen_ok)
+					threshold = cap;
+				seen_ok = 1;
+				CHECK(same_decode(&d, &full), "%u of %u bytes: decode differs", cap,
+				      f.len);
+				continue;
+			}
+			CHECK(!seen_ok, "%u bytes refused after %u were enough", cap, threshold);
+			CHECK(rc == -EINVAL && d.bad == MPE_DECODE_BAD_HDR_BEYOND_HEAD,
+			      "%u of %u bytes: rc %d, %s", cap, f.len, rc, mpe_decode_bad_name(d.bad));
+		}
+		CHECK(seen_ok && threshold <= (c->s.family ? f.l4_off + f.l4_len : f.l2_len),
+		      "enough from %u bytes on, headers end at %u", threshold, f.l4_off + f.l4_len);
+		/* more bytes said to be in hand than the frame has: only the frame's are read */
+		memcpy(guard_end - f.len, f.b, f.len);
+		CHECK(mpe_decode_head(guard_end - f.len, f.len + 100, f.len, &d) == 0 &&
+			      same_decode(&d, &full),
+		      "head longer than the frame");
+		test_end();
+	}
+}
+
+/* A frame's lengths are checked against the whole frame, not the head in hand: a 3000-byte
+ * datagram with 100 bytes of it in hand is well formed, and one announcing more than the
+ * frame holds is not, whatever the head. */
+static void
+test_head_checks_lengths_against_frame(void)
+{
+	/* the frames are longer than FRAME_MAX: only their heads are built, and the lengths
+	 * written into them say what the whole frame holds */
+	struct spec s = {TCP4, .payload = 10};
+	struct spec u = {UDP6, .n_ext = 1, .ext = {0}, .payload = 10};
+	struct mpe_decoded d;
+	struct frame f;
+	int rc;
+
+	build(&f, &s);
+	put16(f.b + 14 + 2, 2986);
+	rc = mpe_decode_head(f.b, 100, 3000, &d);
+	CHECK(rc == 0, "IPv4 3000-byte frame: %s", mpe_decode_bad_name(d.bad));
+	CHECK(d.payload_len == 2986 - 40 && d.l4_len == 20 && d.key.dport == htons(80),
+	      "payload %u l4 %u dport %u", d.payload_len, d.l4_len, ntohs(d.key.dport));
+	rc = mpe_decode_head(f.b, 100, 2999, &d);
+	CHECK(rc == -EINVAL && d.bad == MPE_DECODE_BAD_IPV4_TOTAL_LEN,
+	      "IPv4 datagram past a 2999-byte frame: %s", mpe_decode_bad_name(d.bad));
+	build(&f, &u);
+	put16(f.b + 14 + 4, 8 + 8 + 2900);
+	put16(f.b + 14 + 40 + 8 + 4, 8 + 2900);
+	rc = mpe_decode_head(f.b, 120, 14 + 40 + 8 + 8 + 2900, &d);
+	CHECK(rc == 0, "IPv6 hop-by-hop UDP frame: %s", mpe_decode_bad_name(d.bad));
+	CHECK(d.payload_len == 2900 && d.key.sport == htons(5353), "payload %u sport %u",
+	      d.payload_len, ntohs(d.key.sport));
+	rc = mpe_decode_head(f.b, 120, 14 + 40 + 8 + 8 + 2899, &d);
+	CHECK(rc == -EINVAL && d.bad == MPE_DECODE_BAD_IPV6_PAYLOAD_LEN,
+	      "IPv6 payload past the frame: %s", mpe_decode_bad_name(d.bad));
+}
+
 /* ---- every valid frame cut at every length ---- */
 
 static int
@@ -1360,6 +1465,8 @@ main(void)
 		 test_bad_tcp_doff_reports_no_l4},
 		{"reason names: distinct short identifiers, unknown beyond the max",
 		 test_bad_names},
+		{"head: lengths are checked against the whole frame, not the head in hand",
+		 test_head_checks_lengths_against_frame},
 	};
 
 	if (guard_init() != 0) {
@@ -1370,5 +1477,6 @@ main(void)
 	test_run_cases(cases, TEST_DIM(cases));
 	run_bad_cases();
 	run_truncation_sweeps();
+	run_head_sweeps();
 	return test_summary();
 }

@@ -262,6 +262,159 @@ out:
 		rte_pktmbuf_free(orig[i]);
 }
 
+/* ---- frames in chains of segments ---- */
+
+#define BIG_FRAME 3000
+
+/* A @len-byte frame: IPv4 TCP 10.0.0.1:1024 > 10.0.0.2:80, or with @ext_bytes IPv6 with one
+ * hop-by-hop header of that size (a multiple of 8) and UDP 1024 > 53. The length fields say
+ * @len + @extra bytes. */
+static void
+big_frame(uint8_t *f, uint16_t ext_bytes, uint32_t len, uint32_t extra)
+{
+	uint32_t ip_len = len + extra - 14;
+	uint8_t *l4;
+
+	memset(f, 0x5a, len);
+	memcpy(f, "\x02\0\0\0\0\x02\x02\0\0\0\0\x01", 12);
+	if (ext_bytes == 0) {
+		memcpy(f + 12, "\x08\x00\x45\x00", 4);
+		f[16] = (uint8_t)(ip_len >> 8), f[17] = (uint8_t)ip_len;
+		memcpy(f + 18, "\0\0\0\0\x40\x06\0\0\x0a\0\0\x01\x0a\0\0\x02", 16);
+		l4 = f + 34;
+		memcpy(l4, "\x04\x00\x00\x50", 4);
+		l4[12] = 5 << 4;
+		l4[13] = 0x10;
+		return;
+	}
+	memcpy(f + 12, "\x86\xdd\x60\0\0\0", 6);
+	f[18] = (uint8_t)((ip_len - 40) >> 8), f[19] = (uint8_t)(ip_len - 40);
+	f[20] = 0, f[21] = 64;
+	memset(f + 22, 0, 32);
+	f[22] = 0x20, f[23] = 0x01, f[37] = 1;
+	f[38] = 0x20, f[39] = 0x01, f[53] = 2;
+	memset(f + 54, 0, ext_bytes); /* Pad1 options */
+	f[54] = 17;
+	f[55] = (uint8_t)(ext_bytes / 8 - 1);
+	l4 = f + 54 + ext_bytes;
+	memcpy(l4, "\x04\x00\x00\x35", 4);
+	l4[4] = (uint8_t)((ip_len - 40 - ext_bytes) >> 8);
+	l4[5] = (uint8_t)(ip_len - 40 - ext_bytes);
+}
+
+/* @f as a chain of segments of the lengths in @segs (0-terminated, adding up to @len). */
+static struct rte_mbuf *
+chain(const uint8_t *f, uint32_t len, const uint16_t *segs)
+{
+	struct rte_mbuf *head = NULL, *m;
+	uint32_t off = 0;
+
+	for (; *segs != 0; segs++) {
+		uint8_t *d;
+
+		m = rte_pktmbuf_alloc(pool);
+		d = m != NULL ? (uint8_t *)rte_pktmbuf_append(m, *segs) : NULL;
+		if (d == NULL) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		memcpy(d, f + off, *segs);
+		off += *segs;
+		if (head == NULL)
+			head = m;
+		else if (rte_pktmbuf_chain(head, m) != 0)
+			return NULL;
+	}
+	if (head == NULL || off != len) {
+		rte_pktmbuf_free(head);
+		return NULL;
+	}
+	mpe_meta_init(mpe_meta(head, meta_off), 0);
+	return head;
+}
+
+struct chain_case {
+	const char *name;
+	uint16_t ext_bytes; /* 0: IPv4 TCP; else IPv6, hop-by-hop of this size, UDP */
+	uint32_t len;
+	uint32_t extra; /* bytes the IP length field claims beyond the frame */
+	uint16_t segs[4];
+	unsigned int bad; /* enum mpe_decode_bad */
+};
+
+static const struct chain_case chain_cases[] = {
+	{"IPv4 TCP, 3000 bytes in 2048 + 952", 0, BIG_FRAME, 0, {2048, 952}, 0},
+	{"IPv4 TCP, 3000 bytes in 1000 + 1000 + 1000", 0, BIG_FRAME, 0, {1000, 1000, 1000}, 0},
+	{"IPv4 TCP, 3000 bytes, the TCP header split between the first two segments", 0,
+	 BIG_FRAME, 0, {40, 1960, 1000}, 0},
+	{"IPv4 TCP, 3000 bytes, IP total length one beyond the chain", 0, BIG_FRAME, 1,
+	 {2048, 952}, MPE_DECODE_BAD_IPV4_TOTAL_LEN},
+	{"IPv6 hop-by-hop UDP, 3000 bytes, the first segment 60 bytes", 16, BIG_FRAME, 0,
+	 {60, 1940, 1000}, 0},
+	{"IPv6, 304 bytes of hop-by-hop in a first segment of 1024", 304, BIG_FRAME, 0,
+	 {1024, 1976}, 0},
+	{"IPv6, 304 bytes of hop-by-hop, the first segment 100 bytes: UDP past the copied head",
+	 304, BIG_FRAME, 0, {100, 1900, 1000}, MPE_DECODE_BAD_HDR_BEYOND_HEAD},
+};
+
+/* parse and flowhash on chains: lengths checked against the whole chain, headers read where
+ * they are, the same key and hash as the frame in one piece. */
+static void
+run_chain_cases(void)
+{
+	const struct mpe_stage_ops *parse = mpe_stage_get((unsigned int)mpe_stage_find("parse", 5));
+	const struct mpe_stage_ops *fh = mpe_stage_get((unsigned int)mpe_stage_find("flowhash", 8));
+	static uint8_t f[BIG_FRAME];
+	size_t c;
+
+	for (c = 0; c < TEST_DIM(chain_cases); c++) {
+		const struct chain_case *cc = &chain_cases[c];
+		uint64_t malformed[MPE_DECODE_BAD_MAX] = {0};
+		struct mpe_stage_ctx ctx;
+		struct mpe_counters cnt;
+		struct mpe_conf conf;
+		struct rte_mbuf *m, *pkts[1];
+		struct mpe_decoded d;
+		unsigned int r;
+		uint32_t seen;
+		uint16_t kept;
+
+		test_begin("parse: chain: %s", cc->name);
+		big_frame(f, cc->ext_bytes, cc->len, cc->extra);
+		m = chain(f, cc->len, cc->segs);
+		if (!CHECK(m != NULL && m->nb_segs > 1, "no chain")) {
+			test_end();
+			continue;
+		}
+		mpe_config_defaults(&conf);
+		ctx_init(&ctx, &conf, &cnt, malformed);
+		pkts[0] = m;
+		fh->burst(&ctx, pkts, 1);
+		/* a head too short for the headers hashes as far as it reaches */
+		seen = cc->bad == MPE_DECODE_BAD_HDR_BEYOND_HEAD ? MPE_PKT_HEAD_MAX : cc->len;
+		CHECK(mpe_meta(m, meta_off)->flow_hash == mpe_pkt_flow_hash(f, seen),
+		      "flowhash: %#x, the frame in one piece %#x", mpe_meta(m, meta_off)->flow_hash,
+		      mpe_pkt_flow_hash(f, seen));
+		kept = parse->burst(&ctx, pkts, 1);
+		CHECK(kept == (cc->bad == 0), "kept %u", kept);
+		for (r = 1; r < MPE_DECODE_BAD_MAX; r++)
+			CHECK(malformed[r] == (r == cc->bad), "%s counted %lu", mpe_decode_bad_name(r),
+			      (unsigned long)malformed[r]);
+		if (cc->bad == 0 && CHECK(mpe_decode(f, cc->len, &d) == 0, "the frame in one piece")) {
+			const struct mpe_pkt_priv *pp = mpe_pkt_priv(m);
+
+			CHECK(memcmp(&pp->key, &d.key, sizeof(d.key)) == 0 &&
+				      m->packet_type == d.ptype && m->l3_len == d.l3_len &&
+				      m->l4_len == d.l4_len,
+			      "ptype %#x l3 %u l4 %u, in one piece %#x %u %u", m->packet_type,
+			      m->l3_len, m->l4_len, d.ptype, d.l3_len, d.l4_len);
+		}
+		rte_pktmbuf_free(m);
+		test_end();
+	}
+}
+
 /* fwd: the peer of the receiving port, and the MAC rewrite of the output port. */
 static void
 test_fwd_routes_and_rewrites(void)
@@ -737,6 +890,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	run_parse_cases();
+	run_chain_cases();
 	test_run_cases(cases, TEST_DIM(cases));
 	rc = test_summary();
 	rte_mempool_free(pool);

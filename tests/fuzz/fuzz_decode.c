@@ -190,6 +190,27 @@ check_same_key(const uint8_t *p, uint32_t len, const struct mpe_decoded *d)
 	EXPECT(d, len, memcmp(&k, &d->key, sizeof(k)) == 0);
 }
 
+/* With only the first half of the frame in hand (an exact-size copy, so that a read past it
+ * is caught), the decode of the whole frame, or hdr_beyond_head where a header lies past the
+ * half: the parse stage's decode of an mbuf chain. */
+static void
+check_head(const uint8_t *p, uint32_t len, int rc, const struct mpe_decoded *d)
+{
+	uint32_t cap = len / 2;
+	uint8_t *h = malloc(cap ? cap : 1);
+	struct mpe_decoded hd;
+	int hrc;
+
+	if (h == NULL)
+		abort();
+	memcpy(h, p, cap);
+	hrc = mpe_decode_head(h, cap, len, &hd);
+	EXPECT(d, len,
+	       (hrc == rc && memcmp(&hd, d, sizeof(hd)) == 0) ||
+		       (hrc == -EINVAL && hd.bad == MPE_DECODE_BAD_HDR_BEYOND_HEAD));
+	free(h);
+}
+
 static void
 decode_copy(const uint8_t *data, uint32_t len, struct mpe_decoded *d)
 {
@@ -217,6 +238,7 @@ decode_copy(const uint8_t *data, uint32_t len, struct mpe_decoded *d)
 		check_ok(p, len, d);
 		check_same_key(p, len, d);
 	}
+	check_head(p, len, rc, d);
 	free(p);
 }
 

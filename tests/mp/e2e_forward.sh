@@ -2,12 +2,15 @@
 # Forwarding end to end on two net_pcap ports, both directions:
 #   in0.pcap -> port 0 -> workers -> port 1 -> out1.pcap
 #   in1.pcap -> port 1 -> workers -> port 0 -> out0.pcap
-# Usage: e2e_forward.sh SHAPE WORKERS [lossless|lossy|mac|malformed]
+# Usage: e2e_forward.sh SHAPE WORKERS [lossless|lossy|mac|malformed|chained]
 #   lossless: backpressure on; every packet must come out, per-flow order kept
 #   lossy:    tiny rings, no backpressure; what does not come out is counted as dropped
 #   mac:      lossless, and port 1 rewrites the destination MAC
 #   malformed: lossless, port 0's capture also holds malformed frames, which the parse stage
 #             (pipeline of 3: worker 0) must drop and count by reason
+#   chained:  lossless, port 0's capture holds frames of 3000 and 9000 bytes, which net_pcap
+#             receives as chains of 2048-byte mbufs: the parse stage (pipeline of 3) must take
+#             them as well formed
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=$1
@@ -54,7 +57,9 @@ cfg=$TMP/engine.ini
 } > "$cfg"
 
 BAD=40 # malformed frames: 10 of each kind mpe-pcapgen makes
-"$PCAPGEN" -o "$TMP/in0.pcap" -n "$PACKETS" -f "$FLOWS" --bidir --seed 7 > /dev/null
+sizes=()
+[ "$VARIANT" = chained ] && sizes=(--sizes 64,1500,3000,9000)
+"$PCAPGEN" -o "$TMP/in0.pcap" -n "$PACKETS" -f "$FLOWS" --bidir --seed 7 "${sizes[@]}" > /dev/null
 if [ "$VARIANT" = malformed ]; then
 	mv "$TMP/in0.pcap" "$TMP/in0-good.pcap"
 	"$PCAPGEN" -o "$TMP/in0.pcap" -n "$PACKETS" -f "$FLOWS" --bidir --seed 7 --malformed "$BAD" \
@@ -99,8 +104,14 @@ malformed)
 		not_ok "port 0 -> port 1 differs"; cat "$TMP/cmp1"
 	fi
 	;;
-lossless|mac)
+lossless|mac|chained)
 	check "nothing dropped" [ "$dropped" = 0 ]
+	if [ "$VARIANT" = chained ]; then
+		check "no frame counted malformed" cond '! grep -q "malformed:" "$log"'
+		# a pipeline: worker 0 (parse) has every frame of both ports in its hands
+		check "the parse stage saw every frame" \
+			grep -qE "^  worker 0 .* rx $((n0 + n1)) " "$log"
+	fi
 	cmpargs=()
 	[ "$VARIANT" = mac ] && cmpargs=(--expect-dst-mac "$DST_MAC")
 	if "$PCAPCMP" "${cmpargs[@]}" "$TMP/in0.pcap" "$TMP/out1.pcap" > "$TMP/cmp1" 2>&1; then
