@@ -10,7 +10,7 @@
 #include "pkt.h"
 
 /* IPv6 extension headers walked before giving up (MPE_DECODE_BAD_IPV6_EXT_CHAIN). */
-#define MPE_DECODE_MAX_EXT 8
+#define MPE_DECODE_MAX_EXT MPE_PKT_MAX_EXT
 
 /* Why a frame is malformed. Values index counter arrays of MPE_DECODE_BAD_MAX entries. */
 enum mpe_decode_bad {

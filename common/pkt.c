@@ -16,6 +16,14 @@
 #define IPV4_MIN_HLEN 20
 #define IPV6_HLEN 40
 #define IPV4_FRAG_OFF_MASK 0x1fff
+#define IPV6_EXT_MIN 8
+#define IPV6_FRAG_OFF_MASK 0xfff8
+
+#define PROTO_HOPOPTS  0
+#define PROTO_ROUTING  43
+#define PROTO_FRAGMENT 44
+#define PROTO_AH       51
+#define PROTO_DSTOPTS  60
 
 static inline uint16_t
 rd16(const uint8_t *p)
@@ -41,6 +49,58 @@ read_ports(const uint8_t *l4, uint32_t avail, struct mpe_flow_key *key)
 	memcpy(&key->sport, l4, 2);
 	memcpy(&key->dport, l4 + 2, 2);
 	return 0;
+}
+
+/* Proto and ports of an IPv6 packet whose fixed header ends at @off, by the walk of the
+ * extension header chain that decode.c makes: through hop-by-hop, routing, destination
+ * options, AH and fragment headers, at most MPE_PKT_MAX_EXT of them, to the upper-layer
+ * protocol (ESP and unknown ones included, whose ports are not read). A fragment's proto is
+ * its fragment header's next header and its ports 0, the first fragment's too. Bounded by
+ * the frame: the decoder's bound, the payload length, only refuses frames it counts as
+ * malformed. */
+static int
+ipv6_upper(const uint8_t *p, uint32_t off, uint32_t len, struct mpe_flow_key *key)
+{
+	uint8_t nh = key->proto;
+	int frag = 0;
+	unsigned int n;
+
+	for (n = 0;; n++) {
+		const uint8_t *h = p + off;
+		uint32_t hlen;
+
+		switch (nh) {
+		case PROTO_HOPOPTS:
+		case PROTO_ROUTING:
+		case PROTO_DSTOPTS:
+		case PROTO_AH:
+		case PROTO_FRAGMENT: break;
+		default:
+			if (frag)
+				return 0;
+			key->proto = nh;
+			return read_ports(h, len - off, key);
+		}
+		if (n == MPE_PKT_MAX_EXT || len - off < IPV6_EXT_MIN)
+			return -EINVAL;
+		if (nh == PROTO_FRAGMENT)
+			hlen = IPV6_EXT_MIN;
+		else if (nh == PROTO_AH)
+			hlen = ((uint32_t)h[1] + 2) * 4;
+		else
+			hlen = ((uint32_t)h[1] + 1) * 8;
+		if (len - off < hlen)
+			return -EINVAL;
+		off += hlen;
+		if (nh == PROTO_FRAGMENT) {
+			frag = 1;
+			key->proto = h[0];
+			/* what follows a non-first fragment's header is not a header */
+			if (rd16(h + 2) & IPV6_FRAG_OFF_MASK)
+				return 0;
+		}
+		nh = h[0];
+	}
 }
 
 int
@@ -99,9 +159,7 @@ mpe_pkt_flow_key(const void *frame, uint32_t len, struct mpe_flow_key *key)
 		key->proto = ip[6];
 		memcpy(key->src, ip + 8, 16);
 		memcpy(key->dst, ip + 24, 16);
-		/* Extension headers are walked by the parse stage; here the ports are read only
-		 * when the transport header follows the fixed header directly. */
-		return read_ports(ip + IPV6_HLEN, len - off - IPV6_HLEN, key);
+		return ipv6_upper(p, off + IPV6_HLEN, len, key);
 	}
 	return 0;
 }

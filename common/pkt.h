@@ -20,6 +20,10 @@
 /* Up to two VLAN tags (802.1ad outer, 802.1Q inner) are skipped. */
 #define MPE_PKT_MAX_VLAN 2
 
+/* IPv6 extension headers walked before giving up: the parse stage's decoder and
+ * mpe_pkt_flow_key() stop at the same one, so that both find the same key. */
+#define MPE_PKT_MAX_EXT 8
+
 enum mpe_flow_family {
 	MPE_FLOW_L2 = 0, /* not IP: key is the pair of MAC addresses */
 	MPE_FLOW_IPV4 = 4,
@@ -37,11 +41,15 @@ struct mpe_flow_key {
 	uint8_t dst[16];
 };
 
-/* Fill @key from an Ethernet frame of @len bytes.
+/* Fill @key from an Ethernet frame of @len bytes: for every frame the parse stage's decoder
+ * finds well formed, the key it finds (test_decode and fuzz_decode hold the two to that), so
+ * that the distributor sends each packet to the worker whose flow table holds its flow.
+ * IPv6 extension headers are walked as the decoder walks them, up to MPE_PKT_MAX_EXT; the
+ * key's proto is the upper-layer protocol, or for a fragment the fragment header's next
+ * header. Every fragment (the first too, so that all of a datagram stays together) and
+ * protocols without ports get port 0.
  * Returns 0, or -EINVAL when the frame is too short for the headers it announces
  * (then @key holds what could be read and the caller decides what to do).
- * Every IPv4 fragment (the first too, so that all of a datagram stays together) and
- * protocols without ports get port 0.
  */
 int mpe_pkt_flow_key(const void *frame, uint32_t len, struct mpe_flow_key *key);
 

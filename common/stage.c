@@ -166,13 +166,12 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 				m->l3_len = 0;
 				m->l4_len = 0;
 			}
-			/* A well-formed IP packet without IPv6 extension headers has the key that
-			 * mpe_pkt_flow_key() reads (test_decode holds them to it), so a hash of
-			 * it made at RX by the distributor is this one. (Not for other frames:
-			 * their key is the MAC addresses, which a stage before this one may have
+			/* A well-formed IP packet has the key that mpe_pkt_flow_key() reads, IPv6
+			 * extension headers too (test_decode holds them to it), so a hash of it
+			 * made at RX by the distributor is this one. (Not for other frames: their
+			 * key is the MAC addresses, which a stage before this one may have
 			 * rewritten.) */
-			if (!(meta->flags & MPE_META_HASHED) || rcs[j] != 0 || d->ip_version == 0 ||
-			    d->ext_count != 0) {
+			if (!(meta->flags & MPE_META_HASHED) || rcs[j] != 0 || d->ip_version == 0) {
 				meta->flow_hash = mpe_flow_hash(&d->key);
 				meta->flags &= (uint8_t)~MPE_META_HASHED;
 			}

@@ -739,7 +739,8 @@ run_ok_cases(void)
 	}
 }
 
-/* Where IPv6 has no extension headers, the key is the one mpe_pkt_flow_key() gives. */
+/* The key is the one mpe_pkt_flow_key() gives (the distributor's), IPv6 extension headers and
+ * fragments too. */
 static void
 test_key_matches_pkt_flow_key(void)
 {
@@ -752,8 +753,6 @@ test_key_matches_pkt_flow_key(void)
 		struct frame f;
 		uint8_t *p;
 
-		if (c->s.n_ext)
-			continue;
 		build(&f, &c->s);
 		p = heap_copy(&f, f.len);
 		if (CHECK(mpe_decode(p, f.len, &d) == 0 && mpe_pkt_flow_key(p, f.len, &k) == 0,
@@ -765,7 +764,66 @@ test_key_matches_pkt_flow_key(void)
 		}
 		free(p);
 	}
-	CHECK(compared > 20, "only %u frames compared", compared);
+	CHECK(compared > 40, "only %u frames compared", compared);
+}
+
+/* @f's reply: addresses and, where the transport header was built, ports swapped. */
+static void
+reverse(struct frame *f, const struct spec *s)
+{
+	uint32_t a = f->l2_len + (s->family == 4 ? 12 : 8), n = s->family == 4 ? 4 : 16;
+	uint8_t t[16];
+
+	memcpy(t, f->b + a, n);
+	memcpy(f->b + a, f->b + a + n, n);
+	memcpy(f->b + a + n, t, n);
+	if (f->l4_len >= 4) {
+		memcpy(t, f->b + f->l4_off, 2);
+		memcpy(f->b + f->l4_off, f->b + f->l4_off + 2, 2);
+		memcpy(f->b + f->l4_off + 2, t, 2);
+	}
+}
+
+/* One direction of a connection with IPv6 extension headers, the other without: one flow
+ * for the parse stage, so one hash for the distributor, which must not split it between two
+ * workers. */
+static void
+test_ext_headers_one_direction_hash_alike(void)
+{
+	static const struct {
+		const char *name;
+		struct spec with, without;
+	} cases[] = {
+		{"hop-by-hop, TCP", {TCP6, .n_ext = 1, .ext = {0}}, {TCP6}},
+		{"hop-by-hop and destination options, UDP",
+		 {UDP6, .n_ext = 2, .ext = {0, 60}, .ext_len = {1, 0}}, {UDP6}},
+		{"routing header, TCP", {TCP6, .n_ext = 1, .ext = {43}, .ext_len = {2}}, {TCP6}},
+		{"AH, UDP", {UDP6, .n_ext = 1, .ext = {51}, .ext_len = {4}}, {UDP6}},
+	};
+	unsigned int i;
+
+	for (i = 0; i < TEST_DIM(cases); i++) {
+		struct mpe_decoded da, db;
+		struct frame a, b;
+		uint8_t *pa, *pb;
+
+		build(&a, &cases[i].with);
+		build(&b, &cases[i].without);
+		reverse(&b, &cases[i].without);
+		pa = heap_copy(&a, a.len);
+		pb = heap_copy(&b, b.len);
+		if (CHECK(mpe_decode(pa, a.len, &da) == 0 && mpe_decode(pb, b.len, &db) == 0,
+			  "%s: not decoded", cases[i].name)) {
+			CHECK(mpe_flow_hash(&da.key) == mpe_flow_hash(&db.key),
+			      "%s: the decoded keys hash apart", cases[i].name);
+			CHECK(mpe_pkt_flow_hash(pa, a.len) == mpe_pkt_flow_hash(pb, b.len),
+			      "%s: the distributor hashes the directions apart", cases[i].name);
+			CHECK(mpe_pkt_flow_hash(pa, a.len) == mpe_flow_hash(&da.key),
+			      "%s: the distributor's hash is not the decoded key's", cases[i].name);
+		}
+		free(pa);
+		free(pb);
+	}
 }
 
 /* The mutation tests' pseudo-random numbers: a linear congruential step of @seed. */
@@ -786,9 +844,9 @@ random_cut(uint32_t *seed, uint32_t len)
 }
 
 /* The parse stage keeps the distributor's hash of mpe_pkt_flow_key() for a well-formed IP
- * packet without IPv6 extension headers. That holds for any bytes, not just the table's
- * frames: every frame of the table (extension headers too), changed at random header bytes
- * and cut at random lengths, either falls outside that rule or has the same key both ways. */
+ * packet. That holds for any bytes, not just the table's frames: every frame of the table,
+ * changed at random header bytes and cut at random lengths, either falls outside that rule or
+ * has the same key both ways. */
 static void
 test_key_matches_pkt_flow_key_mutated(void)
 {
@@ -815,7 +873,7 @@ test_key_matches_pkt_flow_key_mutated(void)
 			}
 			len = random_cut(&seed, len);
 			p = heap_copy(&g, len);
-			if (mpe_decode(p, len, &d) != 0 || d.ip_version == 0 || d.ext_count != 0) {
+			if (mpe_decode(p, len, &d) != 0 || d.ip_version == 0) {
 				outside++;
 			} else {
 				applies++;
@@ -1450,10 +1508,12 @@ int
 main(void)
 {
 	static const struct test_case cases[] = {
-		{"decode: key equals mpe_pkt_flow_key's where both apply",
+		{"decode: key equals mpe_pkt_flow_key's, IPv6 extension headers too",
 		 test_key_matches_pkt_flow_key},
-		{"decode: key equals mpe_pkt_flow_key's for any well-formed IP frame without "
-		 "IPv6 extension headers (mutated frames)", test_key_matches_pkt_flow_key_mutated},
+		{"decode: key equals mpe_pkt_flow_key's for any well-formed IP frame (mutated "
+		 "frames)", test_key_matches_pkt_flow_key_mutated},
+		{"decode: a direction with IPv6 extension headers hashes as the other without",
+		 test_ext_headers_one_direction_hash_alike},
 		{"decode: fragments of one datagram share a key", test_fragments_share_a_key},
 		{"decode: the short cut for IPv4 TCP and UDP decodes as the general decoder "
 		 "(mutated frames)", test_short_cut_matches_general_mutated},

@@ -180,7 +180,7 @@ run_parse_cases(void)
 	}
 }
 
-/* Ethernet + IPv6 + an 8-byte hop-by-hop header + UDP: a key the RX hash does not read. */
+/* Ethernet + IPv6 + an 8-byte hop-by-hop header + UDP: the RX hash walks to the UDP ports. */
 static struct rte_mbuf *
 make_ipv6_hbh_udp(void)
 {
@@ -208,9 +208,9 @@ make_ipv6_hbh_udp(void)
 }
 
 /* parse after a distributor: the hash it made at RX (MPE_META_HASHED) is kept where the
- * decoded key is the one it hashed (well-formed IP without IPv6 extension headers), and
- * made again from the decoded key everywhere else. The RX hash given here is a marker
- * value, so a packet whose hash was kept is told from one whose hash was made again. */
+ * decoded key is the one it hashed (well-formed IP, IPv6 extension headers too), and made
+ * again from the decoded key everywhere else. The RX hash given here is a marker value, so
+ * a packet whose hash was kept is told from one whose hash was made again. */
 static void
 test_parse_takes_rx_hash(void)
 {
@@ -244,7 +244,7 @@ test_parse_takes_rx_hash(void)
 		const struct mpe_meta *meta = mpe_meta(orig[i], meta_off);
 		uint32_t own = mpe_flow_hash(&mpe_pkt_priv(orig[i])->key);
 
-		if (i == GOOD)
+		if (i == GOOD || i == V6_EXT)
 			CHECK(meta->flow_hash == marker && (meta->flags & MPE_META_HASHED),
 			      "%s: the RX hash is not kept (%#x)", what[i], meta->flow_hash);
 		else
@@ -257,6 +257,11 @@ test_parse_takes_rx_hash(void)
 	      mpe_pkt_priv(orig[V6_EXT])->key.sport == rte_cpu_to_be_16(12345),
 	      "IPv6 ext: key proto %u sport %u", mpe_pkt_priv(orig[V6_EXT])->key.proto,
 	      rte_be_to_cpu_16(mpe_pkt_priv(orig[V6_EXT])->key.sport));
+	/* which is the key the distributor hashes */
+	CHECK(mpe_pkt_flow_hash(rte_pktmbuf_mtod(orig[V6_EXT], void *),
+				rte_pktmbuf_data_len(orig[V6_EXT])) ==
+		      mpe_flow_hash(&mpe_pkt_priv(orig[V6_EXT])->key),
+	      "IPv6 ext: the distributor's hash is not the decoded key's");
 out:
 	for (i = 0; i < N; i++)
 		rte_pktmbuf_free(orig[i]);

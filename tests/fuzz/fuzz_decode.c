@@ -176,16 +176,14 @@ check_ok(const uint8_t *p, uint32_t len, const struct mpe_decoded *d)
 	}
 }
 
-/* Where mpe_pkt_flow_key() reads the same headers (no IPv6 extension header), both keys are
- * one: the distributor and the parse stage must hash a flow alike (parse keeps the
- * distributor's hash of a well-formed IP packet without extension headers). */
+/* For a well-formed frame both keys are one, IPv6 extension headers too: the distributor and
+ * the parse stage must hash a flow alike (parse keeps the distributor's hash of a well-formed
+ * IP packet, and a flow must not be split between workers). */
 static void
 check_same_key(const uint8_t *p, uint32_t len, const struct mpe_decoded *d)
 {
 	struct mpe_flow_key k;
 
-	if (d->ip_version == 6 && d->ext_count > 0)
-		return;
 	EXPECT(d, len, mpe_pkt_flow_key(p, len, &k) == 0);
 	EXPECT(d, len, memcmp(&k, &d->key, sizeof(k)) == 0);
 }
