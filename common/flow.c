@@ -386,6 +386,9 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 			p = rte_hash_add_key_with_hash(t->hash, &canon[i], sig[i]);
 			if (unlikely(p < 0)) {
 				out[i] = NULL; /* -ENOSPC: the table is full */
+				/* callers copy the direction of every packet they hand in */
+				if (dirs != NULL)
+					dirs[i] = MPE_FLOW_DIR_FWD;
 				continue;
 			}
 			f = &t->flows[p];
@@ -451,11 +454,47 @@ mpe_flow_update_burst_dir(struct mpe_flow_table *t, const struct mpe_flow_key *k
 	return (int)found;
 }
 
+/* Takes the flow at slot @p out of the hash. A slot must not become free while the hash may
+ * still lead a lookup to it: the packets found there would be counted in a free slot, and the
+ * position would never be given to a new flow. When the slot's key and hash do not delete
+ * position @p (the slot's copy of either damaged: a broken invariant, counted), the key is
+ * deleted again with the hash computed afresh, and if that misses too, the key the hash holds
+ * at @p is looked for among all of its keys (rte_hash_iterate: slow, but it calls no stored
+ * function pointer) and deleted. Returns 0 when nothing in the hash leads to @p any more,
+ * else -ENOENT: the flow then stays, and a later sweep tries again. */
+static int
+unhash(struct mpe_flow_table *t, const struct mpe_flow *f, uint32_t p)
+{
+	struct flow_hkey hk;
+	const void *key;
+	void *data;
+	uint32_t next = 0;
+	int32_t r;
+
+	hkey_set(&hk, &f->key);
+	r = rte_hash_del_key_with_hash(t->hash, &hk, f->hash);
+	if (likely(r == (int32_t)p))
+		return 0;
+	t->stats.unhash_miss++;
+	if (r < 0 && rte_hash_del_key_with_hash(t->hash, &hk, mpe_flow_hash_canon(&hk.k)) ==
+			     (int32_t)p)
+		return 0;
+	while ((r = rte_hash_iterate(t->hash, &key, &data, &next)) >= 0) {
+		if (r != (int32_t)p)
+			continue;
+		memcpy(&hk, key, sizeof(hk));
+		r = rte_hash_del_key_with_hash(t->hash, &hk, mpe_flow_hash_canon(&hk.k));
+		return r == (int32_t)p ? 0 : -ENOENT;
+	}
+	return 0; /* no key at @p */
+}
+
 uint32_t
 mpe_flow_expire(struct mpe_flow_table *t, uint64_t now, uint32_t budget)
 {
 	uint64_t timeout;
 	uint32_t cap, cur, i, expired = 0;
+	int changing = 0;
 
 	if (t == NULL || t->idle_timeout_tsc == 0)
 		return 0;
@@ -472,21 +511,20 @@ mpe_flow_expire(struct mpe_flow_table *t, uint64_t now, uint32_t budget)
 		 * core) is not idle */
 		if (f->state == MPE_FLOW_ACTIVE &&
 		    (int64_t)(now - f->last_seen) > (int64_t)timeout) {
-			if (!expired) {
+			if (!changing) {
 				t->busy = 1;
 				rte_compiler_barrier();
+				changing = 1;
 			}
-			struct flow_hkey hk;
-
-			hkey_set(&hk, &f->key);
-			(void)rte_hash_del_key_with_hash(t->hash, &hk, f->hash);
-			__atomic_store_n(&f->state, MPE_FLOW_FREE, __ATOMIC_RELEASE);
-			expired++;
+			if (likely(unhash(t, f, cur) == 0)) {
+				__atomic_store_n(&f->state, MPE_FLOW_FREE, __ATOMIC_RELEASE);
+				expired++;
+			}
 		}
 		if (++cur == cap)
 			cur = 0;
 	}
-	if (expired) {
+	if (changing) {
 		rte_compiler_barrier();
 		t->busy = 0;
 	}

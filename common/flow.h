@@ -51,7 +51,7 @@
 #define MPE_FLOW_CACHE_WAYS 4
 
 #define MPE_FLOW_TABLE_MAGIC   0x4d5045464c4f5754ULL /* "MPEFLOWT" */
-#define MPE_FLOW_TABLE_VERSION 5
+#define MPE_FLOW_TABLE_VERSION 6
 
 /* Directions of a flow: forward is the direction of its first packet. */
 enum mpe_flow_dir {
@@ -93,6 +93,7 @@ struct mpe_flow_stats {
 	uint64_t scanned;    /* slots visited by mpe_flow_expire() */
 	uint64_t resets;     /* times mpe_flow_table_recover() had to empty the table */
 	uint64_t cache_hits; /* lookups answered by the cache, without the rte_hash */
+	uint64_t unhash_miss; /* expiries whose key the hash did not give back at its slot */
 };
 
 /* A set of the flow cache (32 bytes): the hashes of its entries, and their positions + 1 (0:
@@ -158,8 +159,9 @@ int mpe_flow_update_burst(struct mpe_flow_table *t, const struct mpe_flow_key *k
 			  uint64_t now, struct mpe_flow *out[]);
 
 /* The same, and @dirs[i] (if not NULL) = the enum mpe_flow_dir of packet i in its flow
- * (left unset where @out[i] is NULL). @hashes (if not NULL) holds mpe_flow_hash(keys[i]),
- * already computed by the caller (the parse stage's flow hash): it must be exactly that. */
+ * (MPE_FLOW_DIR_FWD where @out[i] is NULL: no flow). @hashes (if not NULL) holds
+ * mpe_flow_hash(keys[i]), already computed by the caller (the parse stage's flow hash): it
+ * must be exactly that. */
 int mpe_flow_update_burst_dir(struct mpe_flow_table *t, const struct mpe_flow_key *keys[],
 			      const uint32_t lens[], const uint8_t tcp_flags[], uint16_t n,
 			      uint64_t now, struct mpe_flow *out[], uint8_t dirs[],

@@ -574,6 +574,7 @@ cmd_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "lookups", st.lookups);
 	rte_tel_data_add_dict_u64(d, "cache_hits", st.cache_hits);
 	rte_tel_data_add_dict_u64(d, "resets", st.resets);
+	rte_tel_data_add_dict_u64(d, "unhash_miss", st.unhash_miss);
 	n = mpe_flow_top(t, FLOWS_TOP, top);
 	list = new_dict();
 	if (list == NULL)

@@ -440,6 +440,7 @@ test_table_full(void)
 	const struct mpe_flow_key *keys[NEW + OLD];
 	struct mpe_flow *out[NEW + OLD], *old[CAP];
 	uint32_t lens[NEW + OLD];
+	uint8_t dirs[NEW + OLD];
 	struct mpe_flow_stats st;
 	uint32_t i;
 	int rc;
@@ -457,7 +458,10 @@ test_table_full(void)
 		keys[i] = i & 1 ? &fk[i / 2] : &fk[CAP + i / 2];
 		lens[i] = 200;
 	}
-	rc = mpe_flow_update_burst(t, keys, lens, NULL, NEW + OLD, 2, out);
+	/* directions written for every packet, also those that found no room (the flow
+	 * stage copies them all) */
+	memset(dirs, 0xee, sizeof(dirs));
+	rc = mpe_flow_update_burst_dir(t, keys, lens, NULL, NEW + OLD, 2, out, dirs, NULL);
 	CHECK(rc == OLD, "rc %d, want %d", rc, OLD);
 	for (i = 0; i < NEW + OLD; i++) {
 		if (i & 1)
@@ -466,6 +470,7 @@ test_table_full(void)
 			      "existing flow %u not updated", i / 2);
 		else
 			CHECK(out[i] == NULL, "new flow %u got an entry in a full table", i / 2);
+		CHECK(dirs[i] == MPE_FLOW_DIR_FWD, "packet %u: direction %#x", i, dirs[i]);
 	}
 	st = stats(t);
 	CHECK(st.table_full == NEW && st.active == CAP && st.inserted == CAP,
@@ -538,6 +543,70 @@ test_expire_idle(void)
 	CHECK(mpe_flow_expire(t, UINT64_MAX / 2, 64) == 0 && stats(t).active == 1,
 	      "expired with timeout 0");
 	mpe_flow_table_free(t);
+}
+
+/* What a slot's copy of its flow may have lost before the flow expires. */
+enum damage { INTACT, HASH_DAMAGED, KEY_DAMAGED };
+
+static const struct {
+	const char *name;
+	enum damage damage;
+	uint64_t unhash_miss;
+} damage_cases[] = {
+	{"intact", INTACT, 0},
+	{"the slot's hash damaged", HASH_DAMAGED, 1},
+	{"the slot's key damaged", KEY_DAMAGED, 1},
+};
+
+/* A flow whose key and hash no longer delete its slot from the hash still expires without
+ * leaving the hash leading to the freed slot: counted (unhash_miss), the key the hash holds
+ * there deleted. The flow's next packet makes a new flow, and every slot can be used again. */
+static void
+test_expire_damaged_slot(void)
+{
+	enum { CAP = 64 };
+	unsigned int c;
+
+	for (c = 0; c < TEST_DIM(damage_cases); c++) {
+		struct mpe_flow_table *t = mpe_flow_table_create("ft_dmg", CAP, TIMEOUT,
+								   SOCKET_ID_ANY);
+		const char *name = damage_cases[c].name;
+		struct mpe_flow_key k, o;
+		struct mpe_flow *f;
+		uint32_t i, n;
+
+		if (!CHECK(t != NULL, "create: rte_errno %d", rte_errno))
+			return;
+		make_key(&k, 7, MPE_FLOW_IPV4, IPPROTO_TCP);
+		f = one(t, &k, 100, TCP_SYN, 1000);
+		if (!CHECK(f != NULL, "%s: no flow", name)) {
+			mpe_flow_table_free(t);
+			continue;
+		}
+		if (damage_cases[c].damage == HASH_DAMAGED)
+			f->hash ^= 0x5a5a;
+		else if (damage_cases[c].damage == KEY_DAMAGED)
+			f->key.sport ^= htons(1);
+		CHECK(mpe_flow_expire(t, 1000 + TIMEOUT + 1, CAP) == 1 && stats(t).active == 0,
+		      "%s: not expired", name);
+		CHECK(stats(t).unhash_miss == damage_cases[c].unhash_miss,
+		      "%s: unhash_miss %" PRIu64, name, stats(t).unhash_miss);
+		f = one(t, &k, 60, TCP_ACK, 5000);
+		CHECK(f != NULL && f->state == MPE_FLOW_ACTIVE && f->pkts[0] + f->pkts[1] == 1 &&
+			      f->first_seen == 5000,
+		      "%s: the next packet counted in a stale slot (state %u, %" PRIu64
+		      " packets)", name, f != NULL ? f->state : 0,
+		      f != NULL ? f->pkts[0] + f->pkts[1] : 0);
+		CHECK(stats(t).active == 1 && stats(t).inserted == 2, "%s: active %" PRIu64, name,
+		      stats(t).active);
+		/* every slot but the one just taken can hold a flow */
+		for (i = 0, n = 0; i < CAP; i++) {
+			make_key(&o, 100 + i, MPE_FLOW_IPV6, IPPROTO_UDP);
+			n += one(t, &o, 64, 0, 5001) != NULL;
+		}
+		CHECK(n == CAP - 1, "%s: %u of %u flows fit", name, n, CAP - 1);
+		mpe_flow_table_free(t);
+	}
 }
 
 static void
@@ -960,8 +1029,11 @@ static const struct test_case cases[] = {
 	{"create: invalid input refused", test_create_invalid},
 	{"insert and lookup", test_insert_lookup},
 	{"50000 flows match a reference", test_many_flows},
-	{"table full: new flows refused and counted, known ones updated", test_table_full},
+	{"table full: new flows refused and counted, known ones updated, every direction set",
+	 test_table_full},
 	{"expiry: idle flows removed, fresh kept, re-insert", test_expire_idle},
+	{"expiry: a slot whose key or hash is damaged leaves no hash entry behind",
+	 test_expire_damaged_slot},
 	{"expiry: budget bounds the slots visited per call", test_expire_budget},
 	{"expiry paced: the table twice per timeout, idle flows gone within 1.5 timeouts",
 	 test_expire_paced},
