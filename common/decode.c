@@ -144,7 +144,10 @@ decode_l4(const uint8_t *p, uint32_t end, uint32_t cap, struct mpe_decoded *d)
 		/* Only the one that belongs to the IP version; the other is an unknown proto. */
 		if ((d->ip_proto == IPPROTO_ICMP) != (d->ip_version == 4))
 			goto opaque;
-		if (avail >= 2 && have >= 2) {
+		if (avail >= 2) {
+			/* as with the whole frame in hand, or not at all */
+			if (have < 2)
+				return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
 			d->icmp_type = l4[0];
 			d->icmp_code = l4[1];
 		}
