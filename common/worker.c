@@ -153,11 +153,36 @@ mpe_worker_fini(struct mpe_worker *w)
 
 volatile sig_atomic_t mpe_worker_stop_requested;
 
+/* A stop signal seen (off the fast path): leave once the grace has passed with the engine
+ * still running. A signal sent to a whole cgroup (systemd's KillMode=control-group) reaches
+ * the primary as well, which then drains the rings and stops the workers in order: leaving
+ * at once would strand this worker's input; while the engine drains the worker goes on. */
+static __rte_noinline int
+signal_stop(struct mpe_worker *w)
+{
+	uint64_t now = rte_rdtsc();
+
+	if (w->shm->run_state == MPE_RUN_DRAIN)
+		return 0;
+	if (w->signal_tsc == 0) {
+		w->signal_tsc = now;
+		return 0;
+	}
+	return now - w->signal_tsc >= w->shm->tsc_hz * MPE_WORKER_SIGNAL_GRACE_MS / 1000;
+}
+
 static inline int
-should_stop(const struct mpe_worker *w)
+should_stop(struct mpe_worker *w)
 {
 	return w->slot->ctl.stop || w->shm->run_state == MPE_RUN_STOP ||
-	       mpe_worker_stop_requested;
+	       (unlikely(mpe_worker_stop_requested) && signal_stop(w));
+}
+
+int
+mpe_worker_left_on_signal(const struct mpe_worker *w)
+{
+	return mpe_worker_stop_requested && !w->slot->ctl.stop &&
+	       w->shm->run_state < MPE_RUN_DRAIN && w->primary_gone != PRIMARY_GONE;
 }
 
 /* A process that exited but was not yet reaped by its parent (a zombie) still answers
@@ -624,7 +649,12 @@ mpe_worker_main(void *arg)
 			w->shm->primary_pid);
 		return -ESRCH;
 	}
-	MPE_LOG(INFO, worker, "worker %u: stopped after %" PRIu64 " packets", w->id,
-		w->cnt->rx);
+	if (mpe_worker_left_on_signal(w))
+		MPE_LOG(WARNING, worker, "worker %u: %s while the engine runs: leaving after %"
+			PRIu64 " packets; the primary takes this for a death", w->id,
+			mpe_worker_signal_name(mpe_worker_stop_requested), w->cnt->rx);
+	else
+		MPE_LOG(INFO, worker, "worker %u: stopped after %" PRIu64 " packets", w->id,
+			w->cnt->rx);
 	return 0;
 }

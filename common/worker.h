@@ -45,6 +45,7 @@ struct mpe_worker {
 	uint64_t primary_beat_seen;
 	uint8_t primary_gone;
 	const volatile uint32_t *next_down; /* pipeline: the next worker's ctl.down */
+	uint64_t signal_tsc; /* when a stop signal was first seen, 0: none seen */
 };
 
 /* Find this worker's rings and set up its stages. Returns 0 or -errno; on failure
@@ -52,8 +53,23 @@ struct mpe_worker {
 int mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, char *err,
 		    size_t err_size);
 
-/* Set from a signal handler of a worker process: leave the loop as if told to stop. */
+/* Set from a signal handler of a worker process (the signal number). The worker leaves its
+ * loop when the primary does not start a stop of its own within MPE_WORKER_SIGNAL_GRACE_MS
+ * (a stop signal sent to the whole process group or cgroup reaches the primary too, which
+ * then drains in order); while the engine drains it goes on until the primary stops it. */
 extern volatile sig_atomic_t mpe_worker_stop_requested;
+#define MPE_WORKER_SIGNAL_GRACE_MS 200
+
+/* 1 when the worker left its loop on a signal while the engine ran: not a stop the primary
+ * asked for, which the primary treats as a death (recovery, respawn). */
+int mpe_worker_left_on_signal(const struct mpe_worker *w);
+
+/* "SIGTERM", "SIGINT": the stop signals a worker process handles. */
+static inline const char *
+mpe_worker_signal_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
+}
 
 /* The loop: returns when told to stop or when the primary is gone. lcore_function_t. */
 int mpe_worker_main(void *arg);

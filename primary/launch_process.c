@@ -303,14 +303,25 @@ core_pattern(void)
 	return pat;
 }
 
+/* An end is clean only when the primary asked for it: the worker's stop flag, or the engine
+ * draining or stopping. A worker that leaves by itself while the engine runs (a SIGTERM from
+ * an operator or a service manager, with status 0 or not) left its input without a consumer
+ * and its producers waiting: it is a death like any other. */
+static int
+asked_to_stop(const struct mpe_primary *p, unsigned int id)
+{
+	return p->shm->workers[id].ctl.stop || p->shm->run_state >= MPE_RUN_DRAIN;
+}
+
 static void
 record_end(struct mpe_primary *p, unsigned int id, int status)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-		    slot->status.state == MPE_WORKER_EXITED;
+		    slot->status.state == MPE_WORKER_EXITED && asked_to_stop(p, id);
 	char *cause = slot->ctl.last_cause, said[sizeof(slot->status.error)];
 	size_t size = sizeof(slot->ctl.last_cause);
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
 	if (clean) {
 		p->pids[id] = 0;
@@ -320,10 +331,11 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 	if (WIFEXITED(status))
 		snprintf(cause, size, "pid %d exited with status %d%s%s", (int)p->pids[id],
 			 WEXITSTATUS(status), said[0] ? ": " : "", said);
-	else if (WIFSIGNALED(status))
+	else if ((sig == SIGTERM || sig == SIGINT) && said[0] != '\0')
+		snprintf(cause, size, "pid %d %s", (int)p->pids[id], said); /* its own words */
+	else if (sig != 0)
 		snprintf(cause, size, "pid %d killed by signal %d (%s)%s%s", (int)p->pids[id],
-			 WTERMSIG(status), strsignal(WTERMSIG(status)),
-			 WCOREDUMP(status) ? ", core dumped to " : "",
+			 sig, strsignal(sig), WCOREDUMP(status) ? ", core dumped to " : "",
 			 WCOREDUMP(status) ? core_pattern() : "");
 	p->pids[id] = 0;
 	rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
@@ -337,18 +349,27 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 		MPE_LOG(ERR, engine, "worker %u: %s", id, cause);
 }
 
-/* A hand-started worker is not our child: notice its end by its pid. */
+/* A hand-started worker is not our child: notice its end by its pid, and by its state when
+ * it left its loop without being asked. */
 static void
 check_hand_started(struct mpe_primary *p, unsigned int id)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	uint32_t st = slot->status.state;
+	char said[sizeof(slot->status.error)];
 
-	if ((st != MPE_WORKER_READY && st != MPE_WORKER_RUNNING) || slot->status.pid <= 0 ||
-	    kill(slot->status.pid, 0) == 0 || errno != ESRCH)
+	if (st == MPE_WORKER_EXITED && asked_to_stop(p, id))
 		return;
-	snprintf(slot->ctl.last_cause, sizeof(slot->ctl.last_cause), "pid %d is gone",
-		 slot->status.pid);
+	if ((st != MPE_WORKER_READY && st != MPE_WORKER_RUNNING && st != MPE_WORKER_EXITED) ||
+	    slot->status.pid <= 0 || kill(slot->status.pid, 0) == 0 || errno != ESRCH)
+		return;
+	rte_strscpy(said, slot->status.error, sizeof(said));
+	if (st == MPE_WORKER_EXITED && said[0] != '\0')
+		snprintf(slot->ctl.last_cause, sizeof(slot->ctl.last_cause), "pid %d %s",
+			 slot->status.pid, said);
+	else
+		snprintf(slot->ctl.last_cause, sizeof(slot->ctl.last_cause), "pid %d is gone",
+			 slot->status.pid);
 	rte_strscpy(slot->status.error, slot->ctl.last_cause, sizeof(slot->status.error));
 	if (p->shm->run_state == MPE_RUN_ACTIVE)
 		worker_died(p, id);

@@ -153,7 +153,7 @@ main(int argc, char **argv)
 	char err[160], stages[96] = "";
 	unsigned int id, lcore, s;
 	size_t off = 0;
-	int rc, ret = EXIT_SUCCESS, log_fd = -1;
+	int rc, ret = EXIT_SUCCESS, log_fd = -1, sig;
 
 	setproctitle_init(argc, argv, environ);
 	signal(SIGINT, on_signal);
@@ -237,6 +237,10 @@ main(int argc, char **argv)
 	slot->status.state = MPE_WORKER_READY;
 
 	rc = mpe_worker_main(w);
+	sig = rc == 0 && mpe_worker_left_on_signal(w) ? mpe_worker_stop_requested : 0;
+	if (sig != 0)
+		snprintf(slot->status.error, sizeof(slot->status.error),
+			 "left on %s while the engine runs", mpe_worker_signal_name(sig));
 	slot->status.state = rc == 0 ? MPE_WORKER_EXITED : MPE_WORKER_FAILED;
 	if (rc != 0) {
 		snprintf(slot->status.error, sizeof(slot->status.error), "left its loop: %s",
@@ -247,6 +251,12 @@ main(int argc, char **argv)
 	free(w);
 	if (rc == -ESRCH)
 		clean_after_primary(shm, id);
+	/* Its burst is finished and its hand empty; ending by the signal itself tells the
+	 * primary (and a shell that started it) that nobody asked it to stop. */
+	if (sig != 0) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	/* No rte_eal_cleanup(): in a secondary it would stop ports the primary still uses
 	 * (net_pcap). The primary owns and removes every shared object. */
 	return ret;

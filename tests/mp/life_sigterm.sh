@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Process build: a worker that leaves on SIGTERM while the engine runs (an operator, a service
+# manager) is a death, not a clean stop: the primary says so, recovers it and respawns it, and
+# the engine keeps forwarding. Backpressure is on, so that a worker gone unnoticed would stall
+# its producer for good.
+#   A. distributor: SIGTERM to worker 0; the I/O lcore feeds it.
+#   B. pipeline: SIGTERM to worker 1; worker 0 waits for room in its ring.
+#   C. SIGTERM to the primary and every worker at once (systemd's KillMode=control-group):
+#      the workers go on while the primary drains, then stop in order; nothing is dropped
+#      at shutdown, nothing failed.
+#   D. --no-spawn: SIGTERM to a worker started by hand; the primary notices, says why, and
+#      leaves it down (it cannot start it again); the other worker goes on.
+# Each case ends with SIGINT: exit 0, in = out + dropped, nothing unaccounted, every mbuf
+# back in the pool.
+. "$(dirname "$0")/lib.sh"
+
+"$PCAPGEN" -o "$TMP/in.pcap" -n 2000 -f 200 --seed 31 > /dev/null
+loop_vdevs "$TMP/in.pcap"
+log=$TMP/primary.log
+
+# ini FILE SHAPE: two workers, backpressure, periodic stats, a quick respawn
+ini() {
+	cat > "$1" <<EOF
+[engine]
+shape = $2
+io_lcore = 1
+backpressure = on
+stats_period_ms = 50
+restart_backoff_ms = 10
+
+$LOOP_PORTS
+[worker 0]
+lcore = 2
+
+[worker 1]
+lcore = 3
+EOF
+}
+
+# wpid ID: the last pid the primary spawned for worker ID
+wpid() { sed -n "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" "$log" | tail -1; }
+
+# rx_moves ID MARK: worker ID's rx counter moved in the stats lines after the first line
+# matching MARK (at least two samples)
+rx_moves() {
+	python3 - "$log" "$1" "$2" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+mark = next((i for i, l in enumerate(lines) if re.search(sys.argv[3], l)), None)
+if mark is None:
+    sys.exit(1)
+rx = [int(m.group(1)) for l in lines[mark:]
+      for m in [re.search(r"\| w%s running rx (\d+)" % sys.argv[2], l)] if m]
+sys.exit(0 if len(rx) >= 2 and rx[-1] > rx[0] else 1)
+PY
+}
+
+# books LABEL: SIGINT, exit 0, the books balance
+books() {
+	local rc=0 in out dropped unacc
+	stop_primary 30 || rc=$?
+	check "$1: SIGINT stops the engine with exit 0 (status $rc)" [ "$rc" = 0 ]
+	in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+	unacc=$(total unaccounted "$log")
+	check "$1: every packet accounted ($in in, $out out, $dropped dropped, $unacc unaccounted)" \
+		cond '[ "${in:-0}" -gt 0 ] && [ $((out + dropped)) = "$in" ] && [ "$unacc" = 0 ]'
+	check "$1: no worker failed" cond '! grep -q "worker [0-9]* failed" "$log"'
+	check "$1: every mbuf is back in the pool" \
+		grep -q "mempool: every mbuf back in the pool" "$log"
+	assert_clean "$1: nothing left behind"
+}
+
+# sigterm_worker LABEL SHAPE ID
+sigterm_worker() {
+	local label=$1 id=$3 pid
+	ini "$TMP/$2.ini" "$2"
+	: > "$log"
+	start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/$2.ini"
+	check "$label: engine runs" wait_for "$log" "running:" 30
+	sleep 0.3
+	pid=$(wpid "$id")
+	EXTRA_PIDS+=" $pid"
+	kill -TERM "$pid"
+	check "$label: the primary says worker $id left on SIGTERM while the engine runs" \
+		wait_for "$log" "worker $id: pid $pid left on SIGTERM while the engine runs" 5
+	check "$label: worker $id is respawned and back" wait_for "$log" "worker $id: back after" 5
+	check "$label: a new process for worker $id" cond '[ "$(wpid "$id")" != "$pid" ]'
+	EXTRA_PIDS+=" $(wpid "$id")"
+	sleep 0.5
+	check "$label: both workers forward after the respawn" \
+		cond 'rx_moves 0 "worker $id: back after" && rx_moves 1 "worker $id: back after"'
+	books "$label"
+	check "$label: the summary shows the restart and why" \
+		grep -q "restarts 1, .*last end: pid $pid left on SIGTERM while the engine runs" "$log"
+}
+
+if [ "$MODEL" = thread ]; then
+	ok "thread build: workers are threads of the primary, no worker process to signal"
+	finish
+	exit $?
+fi
+
+sigterm_worker "distributor" distributor 0
+sigterm_worker "pipeline" pipeline 1
+
+# --- C. the whole control group at once
+ini "$TMP/c.ini" distributor
+: > "$log"
+start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/c.ini"
+check "group: engine runs" wait_for "$log" "running:" 30
+sleep 0.3
+w0=$(wpid 0); w1=$(wpid 1)
+EXTRA_PIDS+=" $w0 $w1"
+kill -TERM "$PRIMARY_PID" "$w0" "$w1"
+rc=0
+wait_exit "$PRIMARY_PID" 30 || rc=$?
+[ "$rc" != 124 ] && PRIMARY_PID=
+check "group: the primary exits 0 (status $rc)" [ "$rc" = 0 ]
+check "group: both workers stopped in order, none respawned" \
+	cond '[ "$(grep -cE "^  worker [01] \(lcore [23], exited\)" "$log")" = 2 ] &&
+		! grep -q "respawning\|left on SIGTERM" "$log"'
+check "group: the rings drained, nothing dropped at shutdown" \
+	cond 'grep -q "^total: in [1-9]" "$log" && ! grep -q "^total:.* shutdown [1-9]" "$log"'
+unacc=$(total unaccounted "$log")
+check "group: nothing unaccounted ($unacc)" [ "$unacc" = 0 ]
+assert_clean "group: nothing left behind"
+
+# --- D. workers started by hand
+: > "$log"
+start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/c.ini" --no-spawn
+check "by hand: the primary prints how to start the workers" \
+	wait_for "$log" "worker 1: start it with: mpe-secondary " 20
+hand=()
+for w in 0 1; do
+	read -ra args <<< "$(sed -n "s/^worker $w: start it with: mpe-secondary //p" "$log")"
+	"$SECONDARY" "${args[@]}" > "$TMP/worker$w.log" 2>&1 &
+	hand+=($!)
+	EXTRA_PIDS+=" $!"
+done
+check "by hand: engine runs" wait_for "$log" "running:" 30
+sleep 0.3
+kill -TERM "${hand[0]}"
+check "by hand: the primary says worker 0 left on SIGTERM while the engine runs" \
+	wait_for "$log" "worker 0: pid ${hand[0]} left on SIGTERM while the engine runs" 5
+check "by hand: it stays down, and the engine says so" \
+	wait_for "$log" "worker 0: started by hand (--no-spawn): it stays down" 5
+sleep 0.3
+check "by hand: worker 1 goes on" rx_moves 1 "worker 0: started by hand"
+rc=0
+stop_primary 30 || rc=$?
+check "by hand: on stop the primary exits 1: a worker is down (status $rc)" [ "$rc" = 1 ]
+in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+check "by hand: every packet accounted ($in in, $out out, $dropped dropped)" \
+	cond '[ "${in:-0}" -gt 0 ] && [ $((out + dropped)) = "$in" ]'
+rc=0
+wait_exit "${hand[1]}" 10 || rc=$?
+check "by hand: worker 1 exits 0 (status $rc)" [ "$rc" = 0 ]
+assert_clean "by hand: nothing left behind"
+finish
