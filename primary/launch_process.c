@@ -162,6 +162,8 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	argv[argc++] = wid;
 	argv[argc] = NULL;
 
+	/* the new instance's refusals and end must not be read with the last one's words */
+	slot->status.error[0] = '\0';
 	slot->status.state = MPE_WORKER_STARTING;
 	if (p->no_spawn) {
 		/* a line an operator can paste: arguments with shell characters are quoted */
@@ -337,6 +339,20 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 		snprintf(cause, size, "pid %d killed by signal %d (%s)%s%s", (int)p->pids[id],
 			 sig, strsignal(sig), WCOREDUMP(status) ? ", core dumped to " : "",
 			 WCOREDUMP(status) ? core_pattern() : "");
+	/* Once the engine stops, an instance that held nothing is no failure: a respawn that
+	 * had not attached refuses to start, and one that had left its loop ended cleanly
+	 * whatever its status said (a signal it got as the stop began, say). */
+	if (p->shm->run_state >= MPE_RUN_DRAIN && (slot->status.state == MPE_WORKER_STARTING ||
+						   slot->status.state == MPE_WORKER_EXITED)) {
+		if (slot->status.state == MPE_WORKER_STARTING)
+			snprintf(cause, size, "pid %d did not start: the engine is stopping",
+				 (int)p->pids[id]);
+		MPE_LOG(INFO, engine, "worker %u: %s", id, cause);
+		p->pids[id] = 0;
+		rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
+		slot->status.state = MPE_WORKER_EXITED;
+		return;
+	}
 	p->pids[id] = 0;
 	rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
 	if (p->shm->run_state == MPE_RUN_ACTIVE) {
