@@ -516,9 +516,14 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 
 	if (w->shm->run_state != MPE_RUN_ACTIVE)
 		return 0;
-	h->phase = MPE_HAND_DEV;
+	/* The last burst's n and kept must be gone before DEV is published: recovery in DEV
+	 * frees work[kept..n), mbufs that burst has already freed. The phase before is FREE,
+	 * IDLE or an empty DEV, in which recovery frees nothing. */
 	h->n = 0;
+	h->kept = 0;
 	h->done = 0;
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_DEV;
 	rte_compiler_barrier();
 	/* round robin over the ports from the one after the last that had packets */
 	for (k = 0, i = *next; k < w->nb_rx_ports && n == 0; k++) {

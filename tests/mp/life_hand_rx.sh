@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Process build: a worker that polls its own port queues (shape rss) publishes the receive
+# phase of its hand (MPE_HAND_DEV) only once the last burst's n and kept are cleared. A death
+# right after the phase store would otherwise make the primary's recovery free work[kept..n)
+# of the burst before, mbufs already freed: the same mbuf twice in the pool.
+# Checked on the binary as compiled: gdb watches worker 0's hand.phase in shared memory and,
+# each time it goes from FREE (the last burst done) to DEV (receiving), reads n, kept and done
+# at that very instruction; all must be 0, over 50 bursts.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$MODEL" = thread ]; then
+	ok "thread build: a worker cannot die alone"
+	finish
+	exit $?
+fi
+if ! command -v gdb > /dev/null; then
+	ok "gdb not installed: skipped"
+	finish
+	exit $?
+fi
+
+cfg=$TMP/engine.ini
+printf '[engine]\nshape = rss\n\n[port 0]\ndevice = net_null0\n\n' > "$cfg"
+printf '[port 1]\ndevice = net_null1\n\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
+log=$TMP/primary.log
+start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
+check "engine runs" wait_for "$log" "running:" 30
+w0=$(sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1)
+EXTRA_PIDS+=" $w0"
+
+cat > "$TMP/hand.py" <<'EOF'
+import gdb
+lookup = "((const struct rte_memzone *(*)(const char *))rte_memzone_lookup)"
+mz = gdb.parse_and_eval(lookup + '("mpe_shared")')
+shm = gdb.parse_and_eval("(struct mpe_shared *)%d" % int(mz.dereference()["addr"]))
+hand = shm["workers"][0]["hand"]
+FREE = int(gdb.parse_and_eval("MPE_HAND_FREE"))
+DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
+
+class Publish(gdb.Breakpoint):
+    """Stops the worker right after a write that turned FREE into DEV."""
+    def __init__(self):
+        super().__init__("*(volatile uint32_t *)%d" % int(hand["phase"].address),
+                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
+        self.prev = int(hand["phase"])
+        self.seen = 0
+
+    def stop(self):
+        cur, prev = int(hand["phase"]), self.prev
+        self.prev = cur
+        if cur != DEV or prev != FREE:
+            return False
+        self.seen += 1
+        print("RX-PUBLISH n=%d kept=%d done=%d" %
+              (int(hand["n"]), int(hand["kept"]), int(hand["done"])))
+        return self.seen >= 50
+
+Publish()
+gdb.execute("continue")
+EOF
+timeout 60 gdb -p "$w0" -batch -nx -ex "source $TMP/hand.py" > "$TMP/gdb.log" 2>&1 || true
+seen=$(grep -c "^RX-PUBLISH" "$TMP/gdb.log" || true)
+stale=$(grep "^RX-PUBLISH" "$TMP/gdb.log" | grep -vc "n=0 kept=0 done=0" || true)
+if [ "$seen" = 50 ]; then
+	ok "gdb saw worker 0 publish the receive phase 50 times"
+else
+	not_ok "gdb saw $seen receive phases"; tail -5 "$TMP/gdb.log"
+fi
+if [ "$stale" = 0 ]; then
+	ok "each time n, kept and done were already 0"
+else
+	not_ok "$stale times of $seen the last burst's figures were still there:" \
+		"$(grep "^RX-PUBLISH" "$TMP/gdb.log" | grep -vm1 "n=0 kept=0 done=0")"
+fi
+rc=0
+stop_primary 30 || rc=$?
+check "the engine stops with exit 0 (status $rc)" [ "$rc" = 0 ]
+assert_clean "nothing left behind"
+finish
