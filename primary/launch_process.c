@@ -265,6 +265,8 @@ worker_died(struct mpe_primary *p, unsigned int id)
 	mpe_inspect_worker_gone(p, id);
 	p->life[id].died_tsc = now;
 	lost = mpe_recover_worker(p, id);
+	if (lost == -EDEADLK)
+		mpe_primary_abort(p, "the mbuf pool can no longer be used");
 	MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
 		slot->ctl.last_cause, lost < 0 ? 0 : lost);
 	if (!conf->restart || p->no_spawn) {

@@ -69,6 +69,25 @@ on_signal(int sig)
 	mpe_primary_stop = sig;
 }
 
+void
+mpe_primary_abort(struct mpe_primary *p, const char *why)
+{
+	MPE_LOG(ERR, engine, "%s: stopping the engine now, without waiting for its lcores; "
+		"packets in flight are lost", why);
+	mpe_launch_kill_all(p);
+	mpe_worker_log_fini();
+	mpe_stats_summary(p->shm, stdout);
+	fflush(stdout);
+	/* no rte_eal_cleanup() and no return through main: both would wait for, or free
+	 * mbufs into, what is stuck */
+	mpe_runtime_files_unlink(mpe_runtime_files_collect());
+	mpe_runtime_remove_dir(rte_eal_get_runtime_dir());
+	MPE_LOG(ERR, engine, "stopped: the hugepage files and %s are removed; exit 1",
+		rte_eal_get_runtime_dir());
+	fflush(stderr);
+	_exit(EXIT_FAILURE);
+}
+
 static void
 on_sighup(int sig)
 {

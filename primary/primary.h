@@ -51,12 +51,21 @@ struct mpe_primary {
 
 extern volatile sig_atomic_t mpe_primary_stop;
 
+/* main.c: the engine cannot go on and cannot stop in order (lcores may be stuck for ever):
+ * log @why, print the summary, kill the workers, remove the hugepage files and the runtime
+ * directory, exit 1 without waiting for any lcore. */
+void mpe_primary_abort(struct mpe_primary *p, const char *why) __rte_noreturn;
+
 /* port.c */
 int mpe_port_init_all(struct mpe_primary *p);
 void mpe_port_close_all(struct mpe_primary *p);
 
-/* recover.c: after worker @id died. Returns the mbufs reclaimed from its hands, or -errno. */
+/* recover.c: after worker @id died. Returns the mbufs reclaimed from its hands, or -errno:
+ * -EDEADLK when the pool's ring was left half done (nothing was touched; see below). */
 int mpe_recover_worker(struct mpe_primary *p, unsigned int id);
+/* 1 when a process died inside an operation on @mp's ring, which no one can finish: what
+ * was seen goes into @why. Waits up to a quarter of a second when head and tail are apart. */
+int mpe_recover_pool_stuck(struct rte_mempool *mp, char *why, size_t size);
 /* Empty the input ring of a worker that is down for good; returns the packets dropped. */
 unsigned int mpe_recover_drain_input(struct mpe_primary *p, unsigned int id);
 

@@ -2,11 +2,15 @@
  * the half-done side of its rings is rolled back, the mbufs it held (its hand, see
  * enum mpe_hand_phase) go back to the pool and are counted, and its lcore's mempool cache is
  * flushed. Nothing else touches these: the dead worker was their only user on that side
- * (single-producer/single-consumer rings, one lcore id per worker).
+ * (single-producer/single-consumer rings, one lcore id per worker). The pool's own ring is
+ * the exception: it is multi-producer/multi-consumer, and is checked before it is touched.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -92,6 +96,62 @@ recover_ports(unsigned int id, struct mpe_worker_hand *h)
 	}
 }
 
+/* How long one side of the pool's ring may keep head and tail apart, its tail not moving,
+ * before it counts as left half done by a dead process. A live producer or consumer closes
+ * the gap within microseconds, unless the scheduler preempts it in between: on a CPU shared
+ * by several pollers that lasts a few scheduling periods, far less than this. */
+#define POOL_STUCK_MS 250
+
+/* One side of a ring: live once its head and tail meet or its tail moves. */
+struct side_watch {
+	const struct rte_ring_headtail *ht;
+	uint32_t tail0;
+	int live;
+};
+
+static void
+side_look(struct side_watch *s)
+{
+	uint32_t head = __atomic_load_n(&s->ht->head, __ATOMIC_ACQUIRE);
+	uint32_t tail = __atomic_load_n(&s->ht->tail, __ATOMIC_ACQUIRE);
+
+	if (head == tail || tail != s->tail0)
+		s->live = 1;
+}
+
+/* A process that died inside an enqueue to or a dequeue from the pool's ring, between moving
+ * the head and moving the tail, leaves every later user of that side spinning for ever; the
+ * flush of the dead worker's cache and the freeing of its mbufs would be such users. 1 (and
+ * what was seen in @why) when one side stays apart with its tail still for POOL_STUCK_MS. */
+int
+mpe_recover_pool_stuck(struct rte_mempool *mp, char *why, size_t size)
+{
+	const struct rte_mempool_ops *ops = rte_mempool_get_ops(mp->ops_index);
+	const struct rte_ring *r = mp->pool_data;
+	uint64_t end = rte_get_timer_cycles() + rte_get_timer_hz() * POOL_STUCK_MS / 1000;
+	struct side_watch prod, cons;
+
+	/* the ring drivers (ring_mp_mc and the like) keep an rte_ring in pool_data */
+	if (strncmp(ops->name, "ring_", 5) != 0 || r == NULL)
+		return 0;
+	prod = (struct side_watch){.ht = &r->prod, .tail0 = r->prod.tail};
+	cons = (struct side_watch){.ht = &r->cons, .tail0 = r->cons.tail};
+	for (;;) {
+		side_look(&prod);
+		side_look(&cons);
+		if (prod.live && cons.live)
+			return 0;
+		if (rte_get_timer_cycles() >= end)
+			break;
+		rte_delay_us_sleep(1000);
+	}
+	snprintf(why, size, "the %s of mempool %s's ring (%s) was left half done: head %u, "
+		 "tail %u, unchanged for %u ms", !prod.live ? "enqueue" : "dequeue", mp->name,
+		 ops->name, !prod.live ? r->prod.head : r->cons.head,
+		 !prod.live ? r->prod.tail : r->cons.tail, POOL_STUCK_MS);
+	return 1;
+}
+
 int
 mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 {
@@ -99,8 +159,15 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 	struct mpe_worker_hand *h = &slot->hand;
 	struct rte_ring *in, *out;
 	uint32_t lost = 0, taken, sent;
+	char why[192];
 	int rc;
 
+	/* before anything goes back to the pool: a stuck pool ring would hang the supervisor */
+	if (mpe_recover_pool_stuck(p->pool, why, sizeof(why))) {
+		MPE_LOG(ERR, engine, "worker %u: %s: every process that takes or returns mbufs "
+			"will wait for it for ever", id, why);
+		return -EDEADLK;
+	}
 	rc = worker_rings(&p->shm->conf, id, &in, &out);
 	if (rc < 0) {
 		lost = recover_ports(id, h);
