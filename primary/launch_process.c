@@ -467,32 +467,43 @@ mpe_launch_alive(struct mpe_primary *p, unsigned int id)
 	return p->pids[id] > 0;
 }
 
+/* Worker @i's process still exists. A hand-started worker counts until its process is gone,
+ * not just its loop: the EAL must not be torn down under a process still leaving. */
+static int
+still_there(struct mpe_primary *p, unsigned int i)
+{
+	uint32_t st = p->shm->workers[i].status.state;
+
+	return p->pids[i] > 0 ||
+	       (p->no_spawn && st != MPE_WORKER_NONE && st != MPE_WORKER_STARTING &&
+		p->shm->workers[i].status.pid > 0 && kill(p->shm->workers[i].status.pid, 0) == 0);
+}
+
 void
 mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 {
 	const struct mpe_conf *conf = &p->shm->conf;
 	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() * timeout_ms / 1000;
-	unsigned int i, left;
+	/* a pipeline stops from its first stage on: each stage empties its input ring, which
+	 * nobody fills any more, before it is told to stop */
+	unsigned int i, left, upto = conf->shape == MPE_SHAPE_PIPELINE ? 1 : conf->nb_workers;
 
-	for (i = 0; i < conf->nb_workers; i++)
-		p->shm->workers[i].ctl.stop = 1;
-	do {
+	for (;;) {
+		for (i = 0; i < upto; i++)
+			p->shm->workers[i].ctl.stop = 1;
 		mpe_launch_reap(p);
 		left = 0;
-		for (i = 0; i < conf->nb_workers; i++) {
-			uint32_t st = p->shm->workers[i].status.state;
-
-			/* a hand-started worker counts until its process is gone, not just its
-			 * loop: the EAL must not be torn down under a process still leaving */
-			if (p->pids[i] > 0 ||
-			    (p->no_spawn && st != MPE_WORKER_NONE && st != MPE_WORKER_STARTING &&
-			     p->shm->workers[i].status.pid > 0 &&
-			     kill(p->shm->workers[i].status.pid, 0) == 0))
-				left++;
-		}
-		if (left > 0)
+		for (i = 0; i < upto; i++)
+			left += still_there(p, i);
+		if (left > 0 && rte_get_timer_cycles() < deadline)
 			rte_delay_us_sleep(5000);
-	} while (left > 0 && rte_get_timer_cycles() < deadline);
+		else if (left == 0 && upto < conf->nb_workers)
+			upto++;
+		else
+			break;
+	}
+	for (i = 0; i < conf->nb_workers; i++)
+		p->shm->workers[i].ctl.stop = 1;
 
 	for (i = 0; i < conf->nb_workers; i++) {
 		int status;

@@ -131,9 +131,13 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 	const struct mpe_conf *conf = &p->shm->conf;
 	unsigned int i;
 
+	/* a pipeline stops from its first stage on: each stage empties its input ring, which
+	 * nobody fills any more, before it is told to stop */
 	for (i = 0; i < conf->nb_workers; i++)
-		p->shm->workers[i].ctl.stop = 1;
+		if (conf->shape != MPE_SHAPE_PIPELINE)
+			p->shm->workers[i].ctl.stop = 1;
 	for (i = 0; i < conf->nb_workers; i++) {
+		p->shm->workers[i].ctl.stop = 1;
 		if (workers[i] == NULL)
 			continue;
 		rte_eal_wait_lcore(conf->workers[i].lcore);

@@ -474,7 +474,7 @@ supervise(struct mpe_primary *p)
 	}
 }
 
-/* Rings are empty and nothing waits in the I/O lcore: every packet has left or been counted. */
+/* Rings are empty and nothing waits in the I/O lcore. */
 static int
 drained(const struct mpe_primary *p)
 {
@@ -494,6 +494,27 @@ drained(const struct mpe_primary *p)
 	return 1;
 }
 
+/* Packets in the input rings of workers that are down: shutdown counts them. */
+static uint64_t
+held_for_down(const struct mpe_primary *p)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < p->nb_rings; i++) {
+		int c = p->ring_consumer[i];
+
+		if (c >= 0 && p->shm->workers[c].ctl.down)
+			n += rte_ring_count(p->rings[i]);
+	}
+	return n;
+}
+
+/* Receiving has stopped; done when every packet that came in has left or been counted:
+ * empty rings alone do not say that a worker holds no burst (one the scheduler took the CPU
+ * from holds it for milliseconds). Twice in a row, 2 ms apart, as the counters of different
+ * writers are read one after the other. A worker that died inside a device call leaves
+ * packets whose fate nobody knows: then only the timeout ends the drain. */
 static void
 drain(struct mpe_primary *p)
 {
@@ -501,28 +522,26 @@ drain(struct mpe_primary *p)
 	uint64_t hz = rte_get_timer_hz();
 	uint64_t deadline = rte_get_timer_cycles() + hz * conf->drain_timeout_ms / 1000;
 	unsigned int stable = 0;
-	uint64_t last = UINT64_MAX;
+	struct mpe_totals t;
 
 	p->shm->run_state = MPE_RUN_DRAIN;
-	/* twice in a row empty with no packet moving: the workers hold nothing either */
-	while (stable < 3 && rte_get_timer_cycles() < deadline) {
-		struct mpe_totals t;
-
+	mpe_stats_totals(p->shm, &t);
+	while (stable < 2 && rte_get_timer_cycles() < deadline) {
 		rte_delay_us_sleep(2000);
 		p->shm->primary_heartbeat++;
 		mpe_stats_totals(p->shm, &t);
-		if (drained(p) && t.out + t.dropped == last)
+		if (drained(p) && t.in == t.out + t.dropped + held_for_down(p))
 			stable++;
 		else
 			stable = 0;
-		last = t.out + t.dropped;
 	}
-	if (stable < 3) {
+	if (stable < 2) {
 		unsigned int i;
 
 		MPE_LOG(WARNING, engine, "drain: not finished after %u ms (drain_timeout_ms): "
-			"%u packets pending in the I/O lcore; what is left is counted as shutdown "
-			"drops", conf->drain_timeout_ms, p->shm->io.pending);
+			"%u packets pending in the I/O lcore, %" PRId64 " neither sent nor "
+			"counted; what is left is counted as shutdown drops", conf->drain_timeout_ms,
+			p->shm->io.pending, (int64_t)(t.in - t.out - t.dropped));
 		for (i = 0; i < p->nb_rings; i++)
 			if (rte_ring_count(p->rings[i]) != 0)
 				MPE_LOG(WARNING, engine, "drain: ring %s holds %u", p->rings[i]->name,
