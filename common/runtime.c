@@ -1,10 +1,13 @@
 /* Removal of a DPDK process's files on disk. Not on any hot path; one caller at a time. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include <rte_common.h>
 #include <rte_memory.h>
@@ -118,4 +121,83 @@ mpe_runtime_remove_dir(const char *dir)
 	}
 	closedir(d);
 	rmdir(dir);
+}
+
+/* What mpe_runtime_remove_now() removes, noted beforehand: a signal handler may not allocate
+ * nor use stdio or opendir(). */
+static struct {
+	char huge_dir[PATH_MAX];
+	char stem[NAME_MAX + 1]; /* "<prefix>map_" */
+	char run_dir[PATH_MAX];
+	int armed;
+} now_files;
+
+int
+mpe_runtime_arm(const char *runtime_dir)
+{
+	struct mpe_runtime_files *f = mpe_runtime_files_collect();
+	const char *slash, *map;
+	int rc = -ENOENT;
+
+	snprintf(now_files.run_dir, sizeof(now_files.run_dir), "%s", runtime_dir);
+	if (f != NULL && f->n > 0 && (slash = strrchr(f->paths[0], '/')) != NULL &&
+	    (map = strstr(slash + 1, "map_")) != NULL) {
+		snprintf(now_files.huge_dir, sizeof(now_files.huge_dir), "%.*s",
+			 (int)(slash - f->paths[0]), f->paths[0]);
+		snprintf(now_files.stem, sizeof(now_files.stem), "%.*s",
+			 (int)(map + 4 - (slash + 1)), slash + 1);
+		rc = 0;
+	}
+	free(f);
+	now_files.armed = 1;
+	return rc;
+}
+
+/* Every entry of @dir (or those named @stem followed by digits), unlinked; raw getdents64,
+ * which takes no lock and allocates nothing, unlike readdir(). */
+static void
+unlink_in(const char *dir, const char *stem)
+{
+	char buf[4096] __rte_aligned(8);
+	size_t stem_len = stem != NULL ? strlen(stem) : 0;
+	long n, off;
+	int fd;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n;) {
+			const struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *de = (const void *)(buf + off);
+			const char *rest = de->name + stem_len;
+
+			off += de->reclen;
+			if (strcmp(de->name, ".") == 0 || strcmp(de->name, "..") == 0)
+				continue;
+			if (stem != NULL && (strncmp(de->name, stem, stem_len) != 0 ||
+					     *rest == '\0' || strspn(rest, "0123456789") != strlen(rest)))
+				continue;
+			unlinkat(fd, de->name, 0);
+		}
+	}
+	close(fd);
+}
+
+void
+mpe_runtime_remove_now(void)
+{
+	if (!now_files.armed)
+		return;
+	if (now_files.stem[0] != '\0')
+		unlink_in(now_files.huge_dir, now_files.stem);
+	if (now_files.run_dir[0] != '\0') {
+		unlink_in(now_files.run_dir, NULL);
+		rmdir(now_files.run_dir);
+	}
 }

@@ -14,4 +14,11 @@ void mpe_runtime_files_unlink(struct mpe_runtime_files *f);
 /* Remove a runtime directory and the files in it (the EAL makes no subdirectories). */
 void mpe_runtime_remove_dir(const char *dir);
 
+/* Note where this process's hugepage files and runtime directory are (after rte_eal_init),
+ * so that mpe_runtime_remove_now() can remove them from a signal handler; 0 or -errno. */
+int mpe_runtime_arm(const char *runtime_dir);
+/* Unlink the hugepage files of the prefix armed and remove its runtime directory, with
+ * async-signal-safe calls only (open, getdents64, unlinkat, rmdir, close). */
+void mpe_runtime_remove_now(void);
+
 #endif

@@ -62,6 +62,8 @@ on_signal(int sig)
 		static const char msg[] = "mpe: second signal: forcing exit\n";
 
 		mpe_launch_kill_all(&primary);
+		/* teardown will not run: what the EAL leaves on disk goes now */
+		mpe_runtime_remove_now();
 		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
 			_exit(130);
 		_exit(130);
@@ -697,6 +699,9 @@ main(int argc, char **argv)
 	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
 		rte_exit(EXIT_FAILURE, "mpe-primary must run as the primary process (another "
 			 "primary uses --file-prefix %s?)\n", p->file_prefix);
+	if (mpe_runtime_arm(runtime_dir) < 0)
+		MPE_LOG(WARNING, engine, "no hugepage file of this process found: a forced exit "
+			"(second signal) removes the runtime directory only");
 
 	MPE_LOG(INFO, engine, "mpe %s, %s build, shape %s, %u workers, config %s",
 		MPE_BUILD_ID, mpe_launch_model, mpe_config_shape_name(conf->shape),

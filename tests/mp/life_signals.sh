@@ -3,11 +3,13 @@
 #   A. SIGTERM stops a running engine in order: exit 0, summary printed, nothing left.
 #   B. (process build) a second signal forces the exit: a worker is SIGSTOPped so that its
 #      ring never drains (backpressure on, drain_timeout_ms 60000); after SIGINT the primary
-#      is still draining 1 s later; a second SIGINT ends it at once with status 130 and the
-#      worker processes, the stopped one included, are killed by pid.
+#      is still draining 1 s later; a second SIGINT ends it at once with status 130, the
+#      worker processes, the stopped one included, are killed by pid, and the hugepage files
+#      and the runtime directory are removed all the same.
 #   C. (both builds) the same with a stall no process needs to be stopped for: the output
 #      port is a net_ring nobody reads (rx = off), so with backpressure the I/O lcore, then
-#      the workers, then the input rings stall. SIGTERM starts the drain, SIGINT forces exit.
+#      the workers, then the input rings stall. SIGTERM starts the drain, SIGINT forces exit;
+#      nothing is left behind.
 . "$(dirname "$0")/lib.sh"
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check
@@ -35,12 +37,6 @@ wait_gone() {
 
 worker_pids() {
 	sed -n 's/.*worker [0-9]*: spawned pid \([0-9]*\).*/\1/p' "$1" | tr '\n' ' '
-}
-
-# after a forced exit the primary could not remove its files: do it before the next case
-forget_forced() {
-	rm -f "$HUGEDIR/${PREFIX}"map_* 2> /dev/null || true
-	rm -rf "/var/run/dpdk/$PREFIX"
 }
 
 # ini FILE OUT-DEVICE [engine lines...]: distributor of 2 workers, net_null0 in
@@ -109,8 +105,7 @@ if [ "$MODEL" = process ]; then
 	force "stopped worker" INT
 	check "stopped worker: both worker processes are killed ($w0 stopped, $w1)" \
 		wait_gone 1 "$w0" "$w1"
-	check "stopped worker: no process of this engine is left" cond '[ -z "$(prefix_pids)" ]'
-	forget_forced
+	assert_clean "stopped worker: the forced exit leaves no process, hugepage file or runtime directory"
 fi
 
 # --- C. output stalled, both builds
@@ -124,6 +119,5 @@ force "stalled output" TERM
 if [ "$MODEL" = process ]; then
 	check "stalled output: the worker processes are killed ($pids)" wait_gone 1 $pids
 fi
-check "stalled output: no process of this engine is left" cond '[ -z "$(prefix_pids)" ]'
-forget_forced
+assert_clean "stalled output: the forced exit leaves no process, hugepage file or runtime directory"
 finish
