@@ -14,7 +14,7 @@ if [ "$MODEL" = thread ]; then
 	exit $?
 fi
 if ! command -v gdb > /dev/null; then
-	ok "gdb not installed: skipped"
+	not_ok "gdb is needed (tools/setup-host.sh installs it), and a build with debug info"
 	finish
 	exit $?
 fi
