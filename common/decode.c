@@ -19,8 +19,6 @@
 #define IPV4_MF            0x2000
 #define IPV4_FRAG_OFF_MASK 0x1fff
 #define IPV6_HLEN          40
-#define IPV6_EXT_MIN       8 /* every extension header is at least 8 bytes */
-#define IPV6_FRAG_HLEN     8
 #define IPV6_FRAG_OFF_MASK 0xfff8
 /* The fragment offset RFC 1858 refuses for TCP: 8 bytes, which lands on the TCP flags. */
 #define TCP_FRAG_OFF_OVERLAP 8
@@ -28,13 +26,6 @@
 #define UDP_HLEN           8
 #define ICMP_HLEN          8 /* type, code, checksum and the 4 bytes every message type has */
 #define SCTP_HLEN          12
-
-#define PROTO_HOPOPTS  0
-#define PROTO_ROUTING  43
-#define PROTO_FRAGMENT 44
-#define PROTO_ESP      50
-#define PROTO_AH       51
-#define PROTO_DSTOPTS  60
 
 static const char *const bad_names[MPE_DECODE_BAD_MAX] = {
 	[MPE_DECODE_OK] = "ok",
@@ -255,36 +246,24 @@ walk_ipv6_ext(const uint8_t *p, uint32_t end, uint32_t cap, struct mpe_decoded *
 	for (n = 0;; n++) {
 		const uint8_t *h = p + o;
 
-		switch (nh) {
-		case PROTO_HOPOPTS:
-		case PROTO_ROUTING:
-		case PROTO_DSTOPTS:
-		case PROTO_AH:
-		case PROTO_FRAGMENT: break;
-		case PROTO_ESP: /* the rest is encrypted: stop, payload opaque */
-		default:
+		if (!mpe_pkt_ipv6_is_ext(nh)) { /* ESP included: the rest is opaque */
 			d->ip_proto = nh;
 			*off = o;
 			return MPE_DECODE_OK;
 		}
 		if (n == MPE_DECODE_MAX_EXT)
 			return MPE_DECODE_BAD_IPV6_EXT_CHAIN;
-		if (end - o < IPV6_EXT_MIN)
+		if (end - o < MPE_PKT_IPV6_EXT_MIN)
 			return MPE_DECODE_BAD_IPV6_EXT_SHORT;
 		/* only the first 8 bytes of a header are read: the rest may lie beyond the head */
-		if (o > cap || cap - o < IPV6_EXT_MIN)
+		if (o > cap || cap - o < MPE_PKT_IPV6_EXT_MIN)
 			return MPE_DECODE_BAD_HDR_BEYOND_HEAD;
-		if (nh == PROTO_FRAGMENT)
-			hlen = IPV6_FRAG_HLEN;
-		else if (nh == PROTO_AH)
-			hlen = ((uint32_t)h[1] + 2) * 4;
-		else
-			hlen = ((uint32_t)h[1] + 1) * 8;
+		hlen = mpe_pkt_ipv6_ext_len(nh, h);
 		if (end - o < hlen)
 			return MPE_DECODE_BAD_IPV6_EXT_SHORT;
 		d->ext_count = (uint8_t)(n + 1);
 		o += hlen;
-		if (nh == PROTO_FRAGMENT) {
+		if (nh == IPPROTO_FRAGMENT) {
 			uint32_t frag_off = rd16(h + 2) & IPV6_FRAG_OFF_MASK;
 
 			d->frag = 1;

@@ -16,14 +16,7 @@
 #define IPV4_MIN_HLEN 20
 #define IPV6_HLEN 40
 #define IPV4_FRAG_OFF_MASK 0x1fff
-#define IPV6_EXT_MIN 8
 #define IPV6_FRAG_OFF_MASK 0xfff8
-
-#define PROTO_HOPOPTS  0
-#define PROTO_ROUTING  43
-#define PROTO_FRAGMENT 44
-#define PROTO_AH       51
-#define PROTO_DSTOPTS  60
 
 static inline uint16_t
 rd16(const uint8_t *p)
@@ -69,30 +62,19 @@ ipv6_upper(const uint8_t *p, uint32_t off, uint32_t len, struct mpe_flow_key *ke
 		const uint8_t *h = p + off;
 		uint32_t hlen;
 
-		switch (nh) {
-		case PROTO_HOPOPTS:
-		case PROTO_ROUTING:
-		case PROTO_DSTOPTS:
-		case PROTO_AH:
-		case PROTO_FRAGMENT: break;
-		default:
+		if (!mpe_pkt_ipv6_is_ext(nh)) {
 			if (frag)
 				return 0;
 			key->proto = nh;
 			return read_ports(h, len - off, key);
 		}
-		if (n == MPE_PKT_MAX_EXT || len - off < IPV6_EXT_MIN)
+		if (n == MPE_PKT_MAX_EXT || len - off < MPE_PKT_IPV6_EXT_MIN)
 			return -EINVAL;
-		if (nh == PROTO_FRAGMENT)
-			hlen = IPV6_EXT_MIN;
-		else if (nh == PROTO_AH)
-			hlen = ((uint32_t)h[1] + 2) * 4;
-		else
-			hlen = ((uint32_t)h[1] + 1) * 8;
+		hlen = mpe_pkt_ipv6_ext_len(nh, h);
 		if (len - off < hlen)
 			return -EINVAL;
 		off += hlen;
-		if (nh == PROTO_FRAGMENT) {
+		if (nh == IPPROTO_FRAGMENT) {
 			frag = 1;
 			key->proto = h[0];
 			/* what follows a non-first fragment's header is not a header */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <netinet/in.h>
 
 #include <rte_byteorder.h>
 #include <rte_hash_crc.h>
@@ -23,6 +24,29 @@
 /* IPv6 extension headers walked before giving up: the parse stage's decoder and
  * mpe_pkt_flow_key() stop at the same one, so that both find the same key. */
 #define MPE_PKT_MAX_EXT 8
+
+/* IPv6 extension headers the two walks step over: hop-by-hop, routing, destination
+ * options, AH and fragment. ESP, No Next Header and the rest end them. */
+#define MPE_PKT_IPV6_EXT_MIN 8 /* every one is at least 8 bytes */
+
+static inline int
+mpe_pkt_ipv6_is_ext(uint8_t nh)
+{
+	return nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS ||
+	       nh == IPPROTO_AH || nh == IPPROTO_FRAGMENT;
+}
+
+/* Length of extension header @h of type @nh (mpe_pkt_ipv6_is_ext()), from its first two
+ * bytes: in 8-byte units beyond the first, AH in 4-byte units beyond the first two. */
+static inline uint32_t
+mpe_pkt_ipv6_ext_len(uint8_t nh, const uint8_t *h)
+{
+	if (nh == IPPROTO_FRAGMENT)
+		return MPE_PKT_IPV6_EXT_MIN;
+	if (nh == IPPROTO_AH)
+		return ((uint32_t)h[1] + 2) * 4;
+	return ((uint32_t)h[1] + 1) * 8;
+}
 
 enum mpe_flow_family {
 	MPE_FLOW_L2 = 0, /* not IP: key is the pair of MAC addresses */
