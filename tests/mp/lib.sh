@@ -95,6 +95,19 @@ check() { # check "name" command...
 	local name=$1; shift
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
+# require_gdb: whether gdb can read the engine's structures and DPDK's in this build (tests
+# that drive a worker with gdb); else a failed check that says what is missing
+require_gdb() {
+	if ! command -v gdb > /dev/null; then
+		not_ok "gdb is needed (tools/setup-host.sh installs it)"
+		return 1
+	fi
+	if ! gdb -batch -nx -ex 'ptype struct rte_memzone' "$SECONDARY" > /dev/null 2>&1; then
+		not_ok "$SECONDARY has no debug information: configure the build with -Ddebug=true"
+		return 1
+	fi
+}
+
 finish() {
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" = 0 ]

@@ -14,17 +14,7 @@ if [ "$MODEL" = thread ]; then
 	finish
 	exit $?
 fi
-if ! command -v gdb > /dev/null; then
-	not_ok "gdb is needed (tools/setup-host.sh installs it)"
-	finish
-	exit $?
-fi
-# the script reads the engine's structures and DPDK's: it needs their types
-if ! gdb -batch -nx -ex 'ptype struct rte_memzone' "$SECONDARY" > /dev/null 2>&1; then
-	not_ok "$SECONDARY has no debug information: configure the build with -Ddebug=true"
-	finish
-	exit $?
-fi
+require_gdb || { finish; exit $?; }
 
 cfg=$TMP/engine.ini
 printf '[engine]\nshape = distributor\nio_lcore = 1\ntx = workers\n\n' > "$cfg"
