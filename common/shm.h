@@ -27,10 +27,11 @@
 
 #include "config.h"
 #include "decode.h"
+#include "pool.h"
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 7
+#define MPE_SHM_LAYOUT_VERSION 8
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -62,7 +63,7 @@ enum mpe_hand_phase {
 	MPE_HAND_PROC,	   /* holds pkts[0..n), untouched; stages work on work[] */
 	MPE_HAND_ENQ,	   /* work[] holds all n, survivors first; prod_mark = output
 			    * prod.tail before the enqueue of work[0..kept) */
-	MPE_HAND_FREE,	   /* freeing what was not sent: at most these may leak, never twice */
+	MPE_HAND_FREE,	   /* freeing what was not sent: work[free_from..n) still held */
 	MPE_HAND_DEV,	   /* rss: inside a device rx/tx call; work[done..n) in doubt */
 	MPE_HAND_TX,	   /* rss: between tx calls; work[0..done) have left, the rest held */
 };
@@ -79,6 +80,15 @@ struct mpe_worker_hand {
 	uint32_t cons_mark;
 	uint32_t prod_mark;
 	uint32_t done; /* rss: entries of work[] sent or freed so far */
+	uint32_t free_from; /* FREE: work[free_from..n) not yet returned to the pool */
+	/* A free under way (free_armed): work[*from..free_end) are being returned through `put`
+	 * (from: free_from in FREE, done in TX), to be counted under drops[free_why] (none when
+	 * MPE_DROP_MAX), which then reads free_count. */
+	volatile uint32_t free_armed;
+	uint32_t free_end;
+	uint32_t free_why;
+	uint64_t free_count;
+	struct mpe_pool_put put; /* the return to the pool under way, if any (pool.h) */
 	struct rte_mbuf *pkts[MPE_MAX_BURST] __rte_cache_aligned;
 	struct rte_mbuf *work[MPE_MAX_BURST] __rte_cache_aligned;
 } __rte_cache_aligned;

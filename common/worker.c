@@ -99,12 +99,13 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	if (mpe_config_worker_transmits(conf, id)) {
 		w->queue = (uint16_t)id;
 		w->mirror = conf->mirror_port != MPE_PORT_NONE;
-		w->pool = rte_mempool_lookup(MPE_NAME_POOL);
-		if (w->mirror && w->pool == NULL) {
-			snprintf(err, err_size, "mempool %s not found", MPE_NAME_POOL);
-			return -ENOENT;
-		}
 	}
+	w->pool = rte_mempool_lookup(MPE_NAME_POOL);
+	if (w->pool == NULL) {
+		snprintf(err, err_size, "mempool %s not found", MPE_NAME_POOL);
+		return -ENOENT;
+	}
+	mpe_pool_ref_init(&w->pool_ref, w->pool, wc->lcore);
 
 	w->nb_stages = wc->nb_stages;
 	for (i = 0; i < wc->nb_stages; i++) {
@@ -230,13 +231,27 @@ check_primary(struct mpe_worker *w, uint64_t now)
 		w->primary_gone = PRIMARY_GONE;
 }
 
+/* Return the hand's work[*from .. end) to the pool, counted under @why (MPE_DROP_MAX: counted
+ * already), so that after a death anywhere in here the primary knows which of them went back
+ * (the put under way, pool.h) and whether they were counted (free_count). */
 static inline void
-free_bulk(struct rte_mbuf **pkts, uint16_t n, struct mpe_counters *cnt, enum mpe_drop why)
+hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
 {
-	if (n == 0)
+	struct mpe_worker_hand *h = &w->slot->hand;
+	uint64_t *count = &w->cnt->drops[why];
+	uint32_t m = end - *from;
+
+	if (m == 0)
 		return;
-	rte_pktmbuf_free_bulk(pkts, n);
-	cnt->drops[why] += n;
+	h->free_end = end;
+	h->free_why = why;
+	if (why != MPE_DROP_MAX)
+		h->free_count = *count + m;
+	__atomic_store_n(&h->free_armed, 1, __ATOMIC_RELEASE);
+	mpe_pool_free(&h->put, &w->pool_ref, h->work, from, end);
+	if (why != MPE_DROP_MAX)
+		*count += m;
+	__atomic_store_n(&h->free_armed, 0, __ATOMIC_RELEASE);
 }
 
 /* Run every stage over the burst; survivors end up first in @pkts, the dropped behind them.
@@ -314,11 +329,11 @@ transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	if (w->mirror)
 		mirror_ports(w, h->work, kept);
 	send_ports(w, h->work, kept);
+	h->free_from = kept;
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_FREE;
 	rte_compiler_barrier();
-	if (n > kept)
-		rte_pktmbuf_free_bulk(h->work + kept, n - kept); /* counted by run_stages */
+	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
 }
 
 /* A worker with an output ring: the survivors of work[0..n) go into it, the hand's
@@ -342,13 +357,13 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 		sent += (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work + sent,
 							     kept - sent, NULL);
 	}
+	h->free_from = sent;
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_FREE;
 	rte_compiler_barrier();
 	cnt->tx += sent;
-	free_bulk(h->work + sent, kept - sent, cnt, MPE_DROP_RING_FULL);
-	if (n > kept)
-		rte_pktmbuf_free_bulk(h->work + kept, n - kept); /* counted by run_stages */
+	hand_free(w, &h->free_from, kept, MPE_DROP_RING_FULL);
+	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
 }
 
 /* The packets of the next burst, still in the input ring, were last written on another CPU
@@ -435,8 +450,7 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		while (j < n && mpe_meta(pkts[j], off)->out_port == out)
 			j++;
 		if (unlikely(out >= conf->nb_ports)) {
-			h->done = j;
-			free_bulk(pkts + i, j - i, cnt, MPE_DROP_NO_ROUTE);
+			hand_free(w, &h->done, j, MPE_DROP_NO_ROUTE); /* done is i */
 			i = j;
 			continue;
 		}
@@ -459,9 +473,7 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 				rte_pause();
 			}
 		}
-		h->done = j;
-		rte_compiler_barrier();
-		free_bulk(pkts + i + sent, j - i - sent, cnt, MPE_DROP_TX_FULL);
+		hand_free(w, &h->done, j, MPE_DROP_TX_FULL); /* done is i + sent */
 		i = j;
 	}
 }
@@ -494,7 +506,10 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	sent = rte_eth_tx_burst(conf->ports[conf->mirror_port].port_id, w->queue, copies, nc);
 	in->mirrored += sent;
 	if (sent < nc) {
-		rte_pktmbuf_free_bulk(copies + sent, nc - sent);
+		uint32_t from = sent;
+
+		/* copies are in no hand: a death here returns only the put under way */
+		mpe_pool_free(&w->slot->hand.put, &w->pool_ref, copies, &from, nc);
 		in->mirror_drops += nc - sent;
 	}
 }

@@ -157,9 +157,10 @@ dump_worker(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm, 
 		slot->ctl.last_recover_us);
 	fprintf(f, "  last cause: %s\n  error: %s\n", cause[0] ? cause : "-",
 		error[0] ? error : "-");
-	fprintf(f, "  hand: phase %s, n %u, kept %u, done %u\n",
+	fprintf(f, "  hand: phase %s, n %u, kept %u, done %u, free_from %u, put %s\n",
 		phase < RTE_DIM(hand_phases) ? hand_phases[phase] : "?", slot->hand.n,
-		slot->hand.kept, slot->hand.done);
+		slot->hand.kept, slot->hand.done, slot->hand.free_from,
+		mpe_pool_put_state_name(slot->hand.put.state));
 	counters(f, "  ", MPE_SHM_WORKER_CNT(shm, id));
 	for (s = 0; s < wc->nb_stages && s < MPE_MAX_STAGES; s++) {
 		const struct mpe_stage_ops *ops = mpe_stage_get(wc->stages[s]);

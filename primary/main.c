@@ -26,6 +26,7 @@
 #include "log.h"
 #include "names.h"
 #include "parse.h"
+#include "pool.h"
 #include "primary.h"
 #include "runtime.h"
 #include "shm_ops.h"
@@ -607,14 +608,22 @@ teardown(struct mpe_primary *p, int workers_started)
 		rte_ring_free(p->rings[i]);
 	p->nb_rings = 0;
 	if (p->pool != NULL) {
-		unsigned int in_use = rte_mempool_in_use_count(p->pool);
+		unsigned int missing, twice;
 
-		/* every queue is empty and every port stopped: nothing may hold an mbuf now */
-		if (in_use != 0)
+		/* every queue is empty and every port stopped: nothing may hold an mbuf now, and
+		 * the pool must hold each exactly once */
+		if (mpe_pool_audit(p->pool, &missing, &twice) < 0) {
+			missing = rte_mempool_in_use_count(p->pool);
+			twice = 0;
+		}
+		if (twice != 0)
+			MPE_LOG(ERR, engine, "mempool: %u entries of the pool repeat an mbuf: "
+				"it would have handed them out twice", twice);
+		if (missing != 0)
 			MPE_LOG(WARNING, engine, "mempool: %u mbufs still in use at exit: lost",
-				in_use);
-		else
-			MPE_LOG(INFO, engine, "mempool: every mbuf back in the pool");
+				missing);
+		if (missing == 0 && twice == 0)
+			MPE_LOG(INFO, engine, "mempool: every mbuf back in the pool, once");
 		rte_mempool_free(p->pool);
 		p->pool = NULL;
 	}

@@ -58,30 +58,57 @@ rollback_prod(struct rte_ring *r)
 		r->prod.head = r->prod.tail;
 }
 
+/* The put to the pool the worker left under way: its objects are no longer in its hand. */
+struct put_left {
+	void *const *objs;
+	uint32_t n;
+};
+
 static void
-free_range(struct rte_mbuf **pkts, uint32_t from, uint32_t to)
+free_range(const struct put_left *put, struct rte_mbuf **pkts, uint32_t from, uint32_t to)
 {
 	if (to > from)
-		rte_pktmbuf_free_bulk(pkts + from, to - from);
+		mpe_pool_free_except(pkts, from, to, put->objs, put->n);
+}
+
+/* A free of work[*from..free_end) the worker had under way (hand_free): the rest of it goes
+ * back to the pool, and it is counted once under its drop reason. */
+static void
+finish_free(struct mpe_primary *p, unsigned int id, const struct put_left *put,
+	    struct mpe_worker_hand *h, uint32_t *from)
+{
+	struct mpe_counters *cnt = MPE_SHM_WORKER_CNT(p->shm, id);
+	uint32_t end = RTE_MIN(h->free_end, (uint32_t)MPE_MAX_BURST);
+
+	if (!h->free_armed)
+		return;
+	if (*from < end)
+		free_range(put, h->work, *from, end);
+	if (h->free_why < MPE_DROP_MAX && cnt->drops[h->free_why] != h->free_count)
+		cnt->drops[h->free_why] = h->free_count;
+	*from = RTE_MAX(*from, end);
+	h->free_armed = 0;
 }
 
 /* A worker that polls or transmits on device queues itself. Past PROC, the packets its
  * stages dropped (work[kept..n)) are already counted as verdict drops, only not yet freed:
  * they are freed here and not counted again. */
 static uint32_t
-recover_ports(unsigned int id, struct mpe_worker_hand *h)
+recover_ports(struct mpe_primary *p, unsigned int id, const struct put_left *put,
+	      struct mpe_worker_hand *h)
 {
 	uint32_t n = RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST);
 	uint32_t kept = RTE_MIN(h->kept, n);
 
 	switch (h->phase) {
 	case MPE_HAND_PROC:
-		free_range(h->pkts, 0, n);
+		free_range(put, h->pkts, 0, n);
 		return n;
 	case MPE_HAND_TX:
+		finish_free(p, id, put, h, &h->done);
 		if (h->done > kept)
 			return 0;
-		free_range(h->work, h->done, n);
+		free_range(put, h->work, h->done, n);
 		return kept - h->done;
 	case MPE_HAND_DEV:
 		if (h->done < kept && h->n != 0)
@@ -89,7 +116,7 @@ recover_ports(unsigned int id, struct mpe_worker_hand *h)
 				"%u packets: their fate is unknown, the summary shows them as "
 				"unaccounted", id, kept - h->done);
 		if (h->done <= kept)
-			free_range(h->work, kept, n); /* never given to the device */
+			free_range(put, h->work, kept, n); /* never given to the device */
 		return 0;
 	default:
 		return 0;
@@ -157,11 +184,38 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	struct mpe_worker_hand *h = &slot->hand;
+	struct put_left put = {.objs = h->put.objs};
+	struct mpe_pool_finish fin;
+	struct mpe_pool_ref ref;
 	struct rte_ring *in, *out;
-	uint32_t lost = 0, taken, sent;
+	uint32_t lost = 0, taken, sent, n;
 	char why[192];
 	int rc;
 
+	/* First the return to the pool it left under way, the only one a dead worker can leave
+	 * stuck and the only one that can be finished: after it, the dead worker holds nothing
+	 * of the pool's ring. Its objects are in the pool then, whatever its hand says. */
+	mpe_pool_ref_init(&ref, p->pool, p->shm->conf.workers[id].lcore);
+	if (h->put.state != MPE_PUT_NONE)
+		put.n = RTE_MIN(h->put.n, (uint32_t)MPE_POOL_PUT_MAX);
+	if (h->put.state == MPE_PUT_OPAQUE)
+		MPE_LOG(WARNING, engine, "worker %u: died inside DPDK's free of a shared or "
+			"foreign mbuf: it may be lost to the pool", id);
+	rc = mpe_pool_put_finish(&h->put, &ref, POOL_STUCK_MS, &fin);
+	if (rc == -EDEADLK) {
+		MPE_LOG(ERR, engine, "worker %u: died inside an enqueue to mempool %s's ring, "
+			"its slots unknown: every process that takes or returns mbufs will wait "
+			"for it for ever", id, p->pool->name);
+		return -EDEADLK;
+	}
+	if (rc < 0)
+		MPE_LOG(ERR, engine, "worker %u: the return to the pool it left under way "
+			"contradicts its cache (state %u): its mbufs are left alone", id,
+			fin.state);
+	else if (fin.completed + fin.put_back > 0)
+		MPE_LOG(INFO, engine, "worker %u: died returning mbufs to the pool (%s): %u "
+			"enqueued to the ring on its behalf, %u put back", id,
+			mpe_pool_put_state_name(fin.state), fin.completed, fin.put_back);
 	/* before anything goes back to the pool: a stuck pool ring would hang the supervisor */
 	if (mpe_recover_pool_stuck(p->pool, why, sizeof(why))) {
 		MPE_LOG(ERR, engine, "worker %u: %s: every process that takes or returns mbufs "
@@ -170,7 +224,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 	}
 	rc = worker_rings(&p->shm->conf, id, &in, &out);
 	if (rc < 0) {
-		lost = recover_ports(id, h);
+		lost = recover_ports(p, id, &put, h);
 		goto done;
 	}
 	MPE_LOG(DEBUG, engine, "worker %u: hand phase %u n %u kept %u", id, h->phase, h->n,
@@ -186,17 +240,17 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 				"are left alone", id, taken);
 			break;
 		}
-		free_range(h->pkts, 0, taken);
+		free_range(&put, h->pkts, 0, taken);
 		lost = taken;
 		break;
 	case MPE_HAND_PROC:
-		free_range(h->pkts, 0, RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST));
+		free_range(&put, h->pkts, 0, RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST));
 		lost = h->n;
 		break;
 	case MPE_HAND_TX:
 	case MPE_HAND_DEV:
 		/* a worker that transmits itself died sending its burst */
-		lost = recover_ports(id, h);
+		lost = recover_ports(p, id, &put, h);
 		break;
 	case MPE_HAND_ENQ:
 		if (out == NULL)
@@ -209,12 +263,17 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 			break;
 		}
 		/* work[kept..n): dropped by the stages, counted, not yet freed */
-		free_range(h->work, sent, h->n);
+		free_range(&put, h->work, sent, h->n);
 		lost = h->kept - sent;
 		break;
 	case MPE_HAND_FREE:
-		MPE_LOG(WARNING, engine, "worker %u: died while freeing dropped packets: up to "
-			"%u mbufs may be lost to the pool", id, h->n);
+		/* work[free_from..n): not returned; [free_from..kept) not counted either */
+		n = RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST);
+		finish_free(p, id, &put, h, &h->free_from);
+		if (h->free_from < n) {
+			free_range(&put, h->work, h->free_from, n);
+			lost = h->kept > h->free_from ? h->kept - h->free_from : 0;
+		}
 		break;
 	default:
 		break;
@@ -222,6 +281,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 done:
 	h->phase = MPE_HAND_IDLE;
 	h->n = 0;
+	h->free_armed = 0;
 	if (p->pool->cache_size != 0) {
 		struct rte_mempool_cache *c =
 			rte_mempool_default_cache(p->pool, p->shm->conf.workers[id].lcore);

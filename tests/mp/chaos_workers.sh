@@ -90,7 +90,7 @@ if grep -q "drain: not finished" "$log"; then
 else
 	ok "no ring was left stuck (drain finished)"
 fi
-check "every mbuf is back in the pool" grep -q "mempool: every mbuf back in the pool" "$log"
+check "every mbuf is back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
 
 unacc=$(total unaccounted "$log")
 in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")

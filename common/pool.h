@@ -1,0 +1,95 @@
+/* Returning mbufs to the pool so that the primary can finish or undo the return after the
+ * returning process dies at any instruction: no mbuf is lost, none is handed out twice.
+ * DPDK's own put (rte_mempool_do_generic_put) grows the cache's length before it copies the
+ * pointers in, and flushes the cache to the pool's ring before it empties it: a process
+ * killed between the two leaves stale pointers in its cache, which the recovery's flush would
+ * put into the ring a second time. Here every step that changes what the pool holds is a
+ * single store, made after what it publishes, and struct mpe_pool_put (in the worker's hand,
+ * shared memory, this worker its only writer) says which step the put is at.
+ */
+#ifndef MPE_POOL_H
+#define MPE_POOL_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+struct rte_mbuf;
+struct rte_mempool;
+struct rte_mempool_cache;
+struct rte_ring;
+
+/* Segments returned in one put: the rest of a burst waits for the next. */
+#define MPE_POOL_PUT_MAX 64
+
+enum mpe_pool_put_state {
+	MPE_PUT_NONE = 0, /* no put under way; objs[] means nothing */
+	MPE_PUT_HELD,	  /* objs[0..n) are this put's, none of them returned yet */
+	MPE_PUT_FLUSH,	  /* the cache's objs[0..len0) are going to the ring (head, once
+			   * head_set); objs[0..n) wait for the cache */
+	MPE_PUT_CACHE,	  /* objs[0..n) are copied to the cache at len0, returned once the
+			   * cache's len is len0 + n */
+	MPE_PUT_RING,	  /* objs[0..n) are going to the ring (head, once head_set) */
+	MPE_PUT_OPAQUE,	  /* objs[0] is being freed by DPDK (a shared or indirect mbuf, a foreign
+			   * pool): its fate is unknown to the primary */
+};
+
+struct mpe_pool_put {
+	volatile uint32_t state; /* enum mpe_pool_put_state */
+	uint32_t n;
+	uint32_t len0;
+	volatile uint32_t head_set; /* the ring's producer head was moved for this put */
+	uint32_t head;		    /* where: the first slot reserved */
+	void *objs[MPE_POOL_PUT_MAX] __rte_cache_aligned;
+} __rte_cache_aligned;
+
+/* "held", "into its cache", ...: for logs and dumps. */
+const char *mpe_pool_put_state_name(uint32_t state);
+
+/* Where a process returns mbufs: the pool, its ring when it is a classic multi-producer ring
+ * (else NULL: returns go through the pool's driver, and a death inside one is not undone),
+ * and the process's cache (NULL: none). */
+struct mpe_pool_ref {
+	struct rte_mempool *mp;
+	struct rte_ring *ring;
+	struct rte_mempool_cache *cache;
+};
+
+/* Fill @ref for returns to @mp from lcore @lcore_id. */
+void mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int lcore_id);
+
+/* Free @list[*from .. end), whole chains, through @pp. *from moves past each group of packets
+ * once the put that owns them is recorded in @pp: list[*from .. end) is what the caller still
+ * holds, minus any member of a put under way. */
+void mpe_pool_free(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
+		   struct rte_mbuf *const *list, volatile uint32_t *from, uint32_t end);
+
+/* What mpe_pool_put_finish found and did. */
+struct mpe_pool_finish {
+	uint32_t state;	    /* the put's state at the death */
+	uint32_t completed; /* slots of its ring enqueue filled and published on its behalf */
+	uint32_t put_back;  /* its objects returned here, the put never having returned them */
+};
+
+/* After the process owning @pp died: finish or undo the put it left under way, so that every
+ * object of it is in the pool exactly once and its cache holds nothing twice. objs[0..n) stay
+ * as they were, for mpe_pool_free_except. Waits at most @wait_ms for the ring's other
+ * producers. Returns 0; -EINVAL when @pp contradicts the cache (left alone); -EDEADLK when
+ * the ring's head was moved but not yet recorded (the process died on the next instruction)
+ * or other producers kept it apart: the ring stays stuck, and which slots the put reserved
+ * is unknown. */
+int mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
+			unsigned int wait_ms, struct mpe_pool_finish *out);
+
+/* Free @list[from..end), whole chains, except the packets whose first segment is one of
+ * @except[0..nb_except) (a put's objects: already returned). Returns the packets freed. */
+uint32_t mpe_pool_free_except(struct rte_mbuf *const *list, uint32_t from, uint32_t end,
+			      void *const *except, uint32_t nb_except);
+
+/* With nothing using @mp: count its objects that are in neither its ring nor a cache
+ * (@missing: lost, or still held) and the entries of its ring and caches that repeat an
+ * object or are none of its objects (@twice: each would be handed out twice). 0, -ENOTSUP
+ * (not a classic ring) or -ENOMEM. */
+int mpe_pool_audit(struct rte_mempool *mp, unsigned int *missing, unsigned int *twice);
+
+#endif /* MPE_POOL_H */

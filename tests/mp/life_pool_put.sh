@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Process build: a worker killed while it returns mbufs to the pool (common/pool.c) loses none
+# and leaves none in the pool twice; the primary finishes or undoes the return. gdb watches the
+# worker's hand in shared memory and kills it right after a chosen step, on the binary as
+# compiled:
+#   held     the put owns its mbufs, none returned yet: the primary puts them back;
+#   cache    the copy into the worker's cache is under way, not counted by it: put back;
+#   reserved slots of the pool's ring reserved and recorded, not filled (the worker only
+#            returns mbufs, so its cache fills and is flushed): the primary fills them and
+#            moves the ring's tail on the worker's behalf;
+#   armed    a free of dropped packets begun, nothing handed to a put yet: the primary frees
+#            them, and counts them once.
+# Every frame of the capture has a twin with a malformed IPv4 header, which parse drops: every
+# burst frees mbufs. At the end: each death recovered, the recoveries said what they did, the
+# pool holds every mbuf once, and in = out + dropped.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$MODEL" = thread ]; then
+	ok "thread build: a worker cannot die alone"
+	finish
+	exit $?
+fi
+require_gdb || { finish; exit $?; }
+
+"$PCAPGEN" -o "$TMP/in.pcap" -n 2000 -f 100 --seed 17 --malformed 1000 > /dev/null
+loop_vdevs "$TMP/in.pcap"
+cfg=$TMP/engine.ini
+cat > "$cfg" <<EOF
+[engine]
+shape = distributor
+io_lcore = 1
+backpressure = on
+restart_backoff_ms = 10
+
+$LOOP_PORTS
+[worker 0]
+lcore = 2
+stages = parse,fwd
+EOF
+log=$TMP/primary.log
+start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$cfg"
+check "engine runs" wait_for "$log" "running:" 30
+
+wpid() { sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1; }
+
+cat > "$TMP/put.py" <<'EOF'
+import gdb, os
+point = os.environ["POINT"]
+lookup = "((const struct rte_memzone *(*)(const char *))rte_memzone_lookup)"
+mz = gdb.parse_and_eval(lookup + '("mpe_shared")')
+shm = gdb.parse_and_eval("(struct mpe_shared *)%d" % int(mz.dereference()["addr"]))
+hand = shm["workers"][0]["hand"]
+put = hand["put"]
+val = lambda name: int(gdb.parse_and_eval(name))
+# a gdb.Value keeps what it read first: every look reads the word again
+now = lambda a: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % a))
+A = {k: int(v.address) for k, v in (
+    ("state", put["state"]), ("n", put["n"]), ("head_set", put["head_set"]),
+    ("phase", hand["phase"]), ("free_from", hand["free_from"]),
+    ("free_end", hand["free_end"]), ("free_armed", hand["free_armed"]))}
+# the word to watch, the value that stops the worker, and what else must hold then
+word, want, extra = {
+    "held": ("state", val("MPE_PUT_HELD"), None),
+    "cache": ("state", val("MPE_PUT_CACHE"), None),
+    "reserved": ("head_set", 1, lambda: now(A["state"]) == val("MPE_PUT_FLUSH")),
+    "armed": ("free_armed", 1, lambda: now(A["phase"]) == val("MPE_HAND_FREE")),
+}[point]
+
+class Step(gdb.Breakpoint):
+    def __init__(self):
+        super().__init__("*(volatile uint32_t *)%d" % A[word],
+                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
+
+    def stop(self):
+        if now(A[word]) != want or (extra is not None and not extra()):
+            return False
+        print("KILLED-AT %s " % point +
+              " ".join("%s=%d" % (k, now(a)) for k, a in sorted(A.items())))
+        return True
+
+Step()
+gdb.execute("continue")
+gdb.execute("kill")
+EOF
+
+deaths=0
+for point in ${POINTS:-held cache reserved armed}; do
+	pid=$(wpid)
+	EXTRA_PIDS+=" $pid"
+	POINT=$point timeout 60 gdb -p "$pid" -batch -nx -ex "source $TMP/put.py" \
+		> "$TMP/gdb-$point.log" 2>&1 || true
+	if grep -q "^KILLED-AT $point" "$TMP/gdb-$point.log"; then
+		ok "gdb killed worker 0 at step '$point': $(grep "^KILLED-AT" "$TMP/gdb-$point.log")"
+		deaths=$((deaths + 1))
+	else
+		not_ok "gdb did not stop worker 0 at step '$point'"; tail -12 "$TMP/gdb-$point.log"
+	fi
+	for ((i = 0; i < 200; i++)); do
+		[ "$(grep -c "back after" "$log" || true)" -ge "$deaths" ] && break
+		sleep 0.05
+	done
+	check "worker 0 recovered and respawned after the death at '$point'" \
+		[ "$(grep -c "back after" "$log" || true)" -ge "$deaths" ]
+done
+
+check "held: the primary put the mbufs back" \
+	grep -qE "worker 0: died returning mbufs to the pool \(held\): 0 enqueued to the ring on its behalf, [1-9][0-9]* put back" "$log"
+check "cache: the primary put back the mbufs its cache had not counted" \
+	grep -qE "worker 0: died returning mbufs to the pool \(into its cache\): 0 enqueued to the ring on its behalf, [1-9][0-9]* put back" "$log"
+check "reserved: the primary filled the reserved slots and moved the ring's tail" \
+	grep -qE "worker 0: died returning mbufs to the pool \(flushing its cache\): [1-9][0-9]* enqueued to the ring on its behalf, [1-9][0-9]* put back" "$log"
+grep "died returning mbufs to the pool" "$log" | sed 's/^/# /'
+sleep 0.3
+rc=0
+stop_primary 30 || rc=$?
+check "the engine stops with exit 0 (status $rc)" [ "$rc" = 0 ]
+check "the pool holds every mbuf, each once" grep -q "mempool: every mbuf back in the pool, once" "$log"
+check "no entry of the pool repeats an mbuf" cond '! grep -q "repeat an mbuf" "$log"'
+in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+unacc=$(total unaccounted "$log")
+check "in = out + dropped ($in = $out + $dropped), nothing unaccounted" \
+	cond '[ "${unacc:-x}" = 0 ] && [ $((out + dropped)) = "$in" ]'
+verdict=$(sed -n 's/^total:.* verdict \([0-9]*\).*/\1/p' "$log")
+check "parse dropped the malformed frames (verdict ${verdict:-0})" [ "${verdict:-0}" -gt 0 ]
+assert_clean "nothing left behind"
+finish

@@ -1,0 +1,325 @@
+/* Returns to the pool that survive the death of the returning process (common/pool.c, built
+ * here with MPE_POOL_TEST): every free is cut short after each of its steps in turn, as a
+ * SIGKILL there would, and the primary's recovery (mpe_pool_put_finish, then the free of
+ * what the hand still holds, then the flush of the dead process's cache) must leave each mbuf
+ * in the pool exactly once, unchained. No EAL: the pool, its ring and the cache live in
+ * ordinary memory, and a mempool driver over that ring serves DPDK's own frees.
+ */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "pool.h"
+
+#define NB_MBUFS 600
+#define RING_SIZE 1024
+#define CACHE_SIZE 256
+
+static int failures;
+
+#define CHECK(cond, ...) \
+	do { \
+		if (!(cond)) { \
+			failures++; \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__); \
+			printf("\n"); \
+		} \
+	} while (0)
+
+/* the death: after @steps_left steps of the worker side, never when 0 */
+static jmp_buf death;
+static unsigned int steps_left;
+static const char *died_at;
+
+void mpe_test_pool_step(const char *step);
+
+void
+mpe_test_pool_step(const char *step)
+{
+	if (steps_left != 0 && --steps_left == 0) {
+		died_at = step;
+		longjmp(death, 1);
+	}
+}
+
+static struct rte_mempool *mp;
+static struct rte_ring *ring;
+static struct rte_mempool_cache *cache;
+static struct rte_mbuf *mbufs;
+
+/* a mempool driver over `ring`, for what DPDK frees itself (rte_pktmbuf_free) */
+static int
+ring_enqueue(struct rte_mempool *pool, void *const *objs, unsigned int n)
+{
+	return rte_ring_mp_enqueue_bulk(pool->pool_data, objs, n, NULL) == n ? 0 : -ENOBUFS;
+}
+
+static int
+ring_dequeue(struct rte_mempool *pool, void **objs, unsigned int n)
+{
+	return rte_ring_mc_dequeue_bulk(pool->pool_data, objs, n, NULL) == n ? 0 : -ENOENT;
+}
+
+static unsigned int
+ring_count(const struct rte_mempool *pool)
+{
+	return rte_ring_count(pool->pool_data);
+}
+
+static int
+ring_alloc(struct rte_mempool *pool __rte_unused)
+{
+	return 0; /* the ring is set up by the test */
+}
+
+static void
+ring_free(struct rte_mempool *pool __rte_unused)
+{
+}
+
+static struct rte_mempool_ops test_ops = {
+	.name = "test_ring",
+	.alloc = ring_alloc,
+	.free = ring_free,
+	.enqueue = ring_enqueue,
+	.dequeue = ring_dequeue,
+	.get_count = ring_count,
+};
+
+static void
+setup(void)
+{
+	int idx = rte_mempool_register_ops(&test_ops);
+
+	mp = calloc(1, sizeof(*mp));
+	ring = aligned_alloc(RTE_CACHE_LINE_SIZE, rte_ring_get_memsize(RING_SIZE));
+	cache = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*cache));
+	mbufs = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*mbufs) * NB_MBUFS);
+	if (idx < 0 || mp == NULL || ring == NULL || cache == NULL || mbufs == NULL ||
+	    rte_ring_init(ring, "test_pool", RING_SIZE, 0) != 0) {
+		printf("FAIL setup\n");
+		exit(1);
+	}
+	mp->pool_data = ring;
+	mp->ops_index = idx;
+	mp->size = NB_MBUFS;
+	memset(cache, 0, sizeof(*cache));
+	cache->size = CACHE_SIZE;
+	cache->flushthresh = CACHE_SIZE * 3 / 2; /* as DPDK sets it */
+}
+
+/* Everything back in the ring, unchained, each once; the cache empty. */
+static void
+reset_pool(void)
+{
+	void *objs[NB_MBUFS];
+	int i;
+
+	ring->prod.head = ring->prod.tail = ring->cons.head = ring->cons.tail = 0;
+	cache->len = 0;
+	memset(mbufs, 0, sizeof(*mbufs) * NB_MBUFS);
+	for (i = 0; i < NB_MBUFS; i++) {
+		mbufs[i].pool = mp;
+		mbufs[i].nb_segs = 1;
+		rte_mbuf_refcnt_set(&mbufs[i], 1);
+		objs[i] = &mbufs[i];
+	}
+	rte_ring_mp_enqueue_bulk(ring, objs, NB_MBUFS, NULL);
+}
+
+static struct rte_mbuf *
+take(void)
+{
+	void *m = NULL;
+
+	if (rte_ring_mc_dequeue(ring, &m) != 0) {
+		printf("FAIL the test pool ran dry\n");
+		exit(1);
+	}
+	return m;
+}
+
+/* A packet of @segs segments taken from the pool, as a driver chains them. */
+static struct rte_mbuf *
+packet(unsigned int segs)
+{
+	struct rte_mbuf *head = take(), *m = head;
+	unsigned int i;
+
+	for (i = 1; i < segs; i++) {
+		m->next = take();
+		m = m->next;
+	}
+	head->nb_segs = (uint16_t)segs;
+	return head;
+}
+
+/* Every mbuf in the ring (the cache flushed, as recovery does) exactly once, unchained. */
+static void
+check_pool(const char *what, unsigned int shared)
+{
+	uint8_t seen[NB_MBUFS] = {0};
+	unsigned int twice = 0, missing = 0, chained = 0, foreign = 0, i;
+	uint32_t idx;
+
+	if (cache->len > 0) {
+		rte_ring_mp_enqueue_bulk(ring, cache->objs, cache->len, NULL);
+		cache->len = 0;
+	}
+	CHECK(ring->prod.head == ring->prod.tail, "%s: the ring's enqueue is left open", what);
+	for (idx = ring->cons.tail; idx != ring->prod.tail; idx++) {
+		struct rte_mbuf *m = ((void **)&ring[1])[idx & ring->mask];
+		long k = m - mbufs;
+
+		if (k < 0 || k >= NB_MBUFS) {
+			foreign++;
+			continue;
+		}
+		twice += seen[k]++ != 0;
+		chained += m->next != NULL || m->nb_segs != 1;
+	}
+	for (i = 0; i < NB_MBUFS; i++)
+		missing += seen[i] == 0;
+	CHECK(twice == 0 && foreign == 0, "%s: %u mbufs in the pool twice, %u unknown", what,
+	      twice, foreign);
+	CHECK(missing == shared, "%s: %u mbufs missing from the pool, %u expected", what,
+	      missing, shared);
+	CHECK(chained == 0, "%s: %u mbufs in the pool still chained", what, chained);
+}
+
+struct scenario {
+	const char *name;
+	unsigned int cache_len; /* mbufs in the cache before the free; UINT32_MAX: no cache */
+	unsigned int nb_pkts;
+	unsigned int segs;	 /* segments per packet */
+	unsigned int shared_at;	 /* this packet is shared (refcnt 2), UINT32_MAX: none */
+	const char *must_die_at[8]; /* steps this scenario must pass through */
+};
+
+static const struct scenario scenarios[] = {
+	{"into the cache", 10, 8, 1, UINT32_MAX,
+	 {"held", "handed over", "to the cache", "copied", "counted", "done"}},
+	{"flushing a full cache", 380, 8, 1, UINT32_MAX,
+	 {"flushing", "reserved", "head recorded", "written", "tail moved", "flushed", "copied"}},
+	{"no cache: to the ring", UINT32_MAX, 8, 1, UINT32_MAX,
+	 {"to the ring", "reserved", "head recorded", "written", "tail moved", "done"}},
+	{"chains over two puts", 330, 30, 3, UINT32_MAX,
+	 {"unchained", "flushing", "head recorded", "written", "counted", "done"}},
+	{"a shared packet in the burst", 20, 12, 2, 5, {"held", "copied", "done"}},
+};
+
+/* Free @s's burst, cut short after @steps steps (0: never); recover as the primary does.
+ * Returns whether the free ran to its end. */
+static int
+run(const struct scenario *s, unsigned int steps, const char **at)
+{
+	static struct mpe_pool_put pp;
+	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache};
+	struct rte_mbuf *list[64];
+	void *except[MPE_POOL_PUT_MAX];
+	volatile uint32_t from = 0;
+	volatile int finished = 0;
+	volatile uint32_t nx = 0;
+	struct mpe_pool_finish fin;
+	uint32_t i;
+	int rc;
+	char what[160];
+
+	reset_pool();
+	memset(&pp, 0, sizeof(pp));
+	if (s->cache_len == UINT32_MAX)
+		ref.cache = NULL;
+	for (i = 0; i < s->nb_pkts; i++)
+		list[i] = packet(s->segs);
+	for (i = 0; s->cache_len != UINT32_MAX && i < s->cache_len; i++)
+		cache->objs[cache->len++] = take();
+	if (s->shared_at < s->nb_pkts) {
+		struct rte_mbuf *m;
+
+		/* another holder keeps it, as a clone does: every segment twice referenced */
+		for (m = list[s->shared_at]; m != NULL; m = m->next)
+			rte_mbuf_refcnt_set(m, 2);
+	}
+
+	died_at = NULL;
+	steps_left = steps;
+	if (setjmp(death) == 0) {
+		mpe_pool_free(&pp, &ref, list, &from, s->nb_pkts);
+		finished = 1;
+	}
+	steps_left = 0;
+	*at = died_at;
+	snprintf(what, sizeof(what), "%s, death at step %u (%s)", s->name, steps,
+		 died_at != NULL ? died_at : "none");
+
+	/* the primary's side: the put under way, then what the hand still holds */
+	if (pp.state != MPE_PUT_NONE) {
+		nx = pp.n;
+		memcpy(except, pp.objs, sizeof(void *) * pp.n);
+	}
+	rc = mpe_pool_put_finish(&pp, &ref, 20, &fin);
+	if (died_at != NULL && strcmp(died_at, "reserved") == 0) {
+		/* the one step that cannot be undone: the slots are unknown */
+		CHECK(rc == -EDEADLK, "%s: finish gave %d, not -EDEADLK", what, rc);
+		CHECK(ring->prod.head != ring->prod.tail, "%s: the ring is not left open", what);
+		return finished;
+	}
+	CHECK(rc == 0, "%s: finish failed: %d", what, rc);
+	if (died_at != NULL && (strcmp(died_at, "head recorded") == 0 ||
+				strcmp(died_at, "written") == 0))
+		CHECK(fin.completed > 0, "%s: the enqueue was not finished on its behalf", what);
+	if (died_at != NULL && strcmp(died_at, "held") == 0)
+		CHECK(fin.put_back > 0 && fin.put_back % s->segs == 0,
+		      "%s: %u segments put back, not whole packets", what, fin.put_back);
+	CHECK(pp.state == MPE_PUT_NONE, "%s: the put is still under way", what);
+	CHECK(from <= s->nb_pkts, "%s: from %u past the end", what, from);
+	mpe_pool_free_except(list, from, s->nb_pkts, except, nx);
+	if (s->shared_at < s->nb_pkts) {
+		/* the other holder lets go: the packet is back once, however the free ended */
+		if (rte_mbuf_refcnt_read(list[s->shared_at]) == 2)
+			CHECK(from <= s->shared_at, "%s: the shared packet was passed but not freed",
+			      what);
+		rte_pktmbuf_free(list[s->shared_at]);
+	}
+	check_pool(what, 0);
+	return finished;
+}
+
+int
+main(void)
+{
+	unsigned int i, j, steps;
+
+	setup();
+	for (i = 0; i < RTE_DIM(scenarios); i++) {
+		const struct scenario *s = &scenarios[i];
+		const char *seen[64];
+		unsigned int nb_seen = 0, k;
+		const char *at;
+
+		/* one death after each step in turn, until the free runs to its end */
+		for (steps = 1; steps < 1000 && !run(s, steps, &at); steps++) {
+			for (k = 0; k < nb_seen && strcmp(seen[k], at) != 0; k++)
+				;
+			if (k == nb_seen && nb_seen < RTE_DIM(seen))
+				seen[nb_seen++] = at;
+		}
+		CHECK(steps > 1 && steps < 1000, "%s: %u steps", s->name, steps);
+		run(s, 0, &at); /* and no death at all */
+		for (j = 0; j < RTE_DIM(s->must_die_at) && s->must_die_at[j] != NULL; j++) {
+			for (k = 0; k < nb_seen && strcmp(seen[k], s->must_die_at[j]) != 0; k++)
+				;
+			CHECK(k < nb_seen, "%s: never died at \"%s\"", s->name, s->must_die_at[j]);
+		}
+		printf("%s %s: %u deaths, at %u distinct steps\n", failures ? "not ok" : "ok",
+		       s->name, steps - 1, nb_seen);
+	}
+	printf("%s\n", failures ? "FAILED" : "all passed");
+	return failures != 0;
+}
