@@ -231,9 +231,9 @@ flow_table(FILE *f, const struct mpe_flow_table *t)
 	fprintf(f,
 		"table %s: capacity %u, active %" PRIu64 ", inserted %" PRIu64 ", expired %" PRIu64
 		", table_full %" PRIu64 ", lookups %" PRIu64 " (%" PRIu64 " from the %u-way cache of %u)"
-		", resets %" PRIu64 "\n",
+		", resets %" PRIu64 ", unhash_miss %" PRIu64 "\n",
 		t->name, t->capacity, st.active, st.inserted, st.expired, st.table_full, st.lookups,
-		st.cache_hits, MPE_FLOW_CACHE_WAYS, t->cache_mask + 1, st.resets);
+		st.cache_hits, MPE_FLOW_CACHE_WAYS, t->cache_mask + 1, st.resets, st.unhash_miss);
 }
 
 #define MAX_OTHER_TABLES 64
