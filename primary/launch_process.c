@@ -291,6 +291,32 @@ worker_died(struct mpe_primary *p, unsigned int id)
 		slot->ctl.restarts + 1);
 }
 
+/* A worker that died while the engine drains or stops is not respawned, but what it held is
+ * reclaimed and counted all the same, and nothing waits for it: the drain ends on time and
+ * the pool gets its mbufs back. */
+static void
+died_stopping(struct mpe_primary *p, unsigned int id)
+{
+	struct mpe_worker_slot *slot = &p->shm->workers[id];
+	unsigned int queued;
+	int lost;
+
+	slot->ctl.down = 1;
+	slot->ctl.dead = 1;
+	slot->status.state = MPE_WORKER_FAILED;
+	rte_wmb();
+	mpe_inspect_worker_gone(p, id);
+	lost = mpe_recover_worker(p, id);
+	if (lost == -EDEADLK)
+		mpe_primary_abort(p, "the mbuf pool can no longer be used");
+	queued = mpe_recover_drain_input(p, id);
+	MPE_LOG(ERR, engine, "worker %u: %s while the engine %s; %d mbufs reclaimed from its "
+		"hands, %u packets queued for it dropped (worker_down)", id,
+		slot->ctl.last_cause,
+		p->shm->run_state == MPE_RUN_DRAIN ? "drained" : "stopped", lost < 0 ? 0 : lost,
+		queued);
+}
+
 /* Where the kernel puts core dumps (a path pattern, or a "|helper" pipe). */
 static const char *
 core_pattern(void)
@@ -361,10 +387,7 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 		worker_died(p, id);
 		return;
 	}
-	slot->status.state = MPE_WORKER_FAILED;
-	mpe_inspect_worker_gone(p, id);
-	if (p->shm->run_state < MPE_RUN_STOP)
-		MPE_LOG(ERR, engine, "worker %u: %s", id, cause);
+	died_stopping(p, id);
 }
 
 /* A hand-started worker is not our child: notice its end by its pid, and by its state when

@@ -532,6 +532,8 @@ drain(struct mpe_primary *p)
 	while (stable < 2 && rte_get_timer_cycles() < deadline) {
 		rte_delay_us_sleep(2000);
 		p->shm->primary_heartbeat++;
+		/* a worker that dies now is reclaimed at once, not at the end of the timeout */
+		mpe_launch_reap(p);
 		mpe_stats_totals(p->shm, &t);
 		if (drained(p) && t.in == t.out + t.dropped + held_for_down(p))
 			stable++;

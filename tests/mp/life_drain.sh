@@ -5,6 +5,9 @@
 # burst of 32 for tens of milliseconds while every ring can be empty; worker 1 forwards.
 # 256 packets are replayed once; SIGINT comes while worker 0 is still at work. Every packet
 # must leave the engine: none counted as a shutdown drop, in = out, exit 0.
+# Process build, again: worker 0 is killed while the engine drains. The primary reclaims the
+# burst in its hands and the packets queued for it, counts them, ends the drain without
+# waiting for its timeout, gets every mbuf back, and exits 1 (a worker failed).
 . "$(dirname "$0")/lib.sh"
 
 "$PCAPGEN" -o "$TMP/in.pcap" -n 256 -f 16 --seed 51 > /dev/null
@@ -46,4 +49,30 @@ check "every packet left the engine: $in in, $out out, $dropped dropped (sent $n
 	cond '[ "${in:-x}" = "$n" ] && [ "${out:-x}" = "$n" ] && [ "$dropped" = 0 ]'
 check "nothing counted as a shutdown drop" cond '! grep -q "^total:.* shutdown [1-9]" "$log"'
 assert_clean "nothing left behind"
+[ "$MODEL" = thread ] && { finish; exit $?; }
+
+log=$TMP/primary-kill.log
+start_primary "$log" --lcores "$LCORES" --vdev "net_pcap0,rx_pcap=$TMP/in.pcap" \
+	--vdev net_null1 -- -c "$TMP/engine.ini"
+check "engine runs again" wait_for "$log" "running:" 30
+w0=$(sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1)
+sleep 0.1
+kill -INT "$PRIMARY_PID"
+check "SIGINT: the engine drains" wait_for "$log" "stopping: draining" 10
+kill -KILL "$w0"
+rc=0
+wait_exit "$PRIMARY_PID" 30 || rc=$?
+[ "$rc" != 124 ] && PRIMARY_PID=
+check "worker 0 killed while draining: exit 1, a worker failed (status $rc)" [ "$rc" = 1 ]
+check "the primary reclaimed what worker 0 held and what was queued for it" \
+	grep -qE "^mpe.engine: worker 0: pid $w0 killed by signal 9 \(Killed\) while the engine drained; [0-9]+ mbufs reclaimed from its hands, [0-9]+ packets queued for it dropped \(worker_down\)" "$log"
+check "the drain did not wait for its timeout" cond '! grep -q "drain: not finished" "$log"'
+in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+unacc=$(total unaccounted "$log")
+died=$(sed -n 's/^total:.* worker_died \([0-9]*\).*/\1/p' "$log")
+down=$(sed -n 's/^total:.* worker_down \([0-9]*\).*/\1/p' "$log")
+check "every packet left or was counted: $in in = $out out + $dropped dropped (worker_died ${died:-0}, worker_down ${down:-0}), nothing unaccounted" \
+	cond '[ "${unacc:-x}" = 0 ] && [ "$((out + dropped))" = "$in" ] && [ $((${died:-0} + ${down:-0})) -gt 0 ]'
+check "every mbuf back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
+assert_clean "nothing left behind after the kill"
 finish
