@@ -791,6 +791,10 @@ validate_inspection(struct parser *p, struct mpe_conf *c)
 	if (mirrors > 0 && c->mirror_port == MPE_PORT_NONE)
 		report(p, line, "rules", "%s has %u mirror rules but mirror_port is not set",
 		       c->rules, mirrors);
+	/* allowed (a reload can fill it), but rarely meant: say so */
+	if (mpe_rules_count(r) == 0 && p->err != NULL)
+		fprintf(p->err, "%s: warning: no rule in the file: every packet gets the default "
+			"action (%s)\n", c->rules, c->default_drop ? "drop" : "allow");
 	mpe_rules_free(r);
 }
 

@@ -224,6 +224,9 @@ mpe_inspect_reload(const char *file, FILE *err, uint32_t *generation, uint32_t *
 	*nb_rules = rs->nb_rules;
 	MPE_LOG(INFO, engine, "rules: %s: %u rules in force as generation %u", rs->file,
 		rs->nb_rules, rs->generation);
+	if (rs->nb_rules == 0)
+		MPE_LOG(WARNING, engine, "rules: %s: no rule in the file: every packet gets the "
+			"default action (%s)", rs->file, mpe_rule_action_name(rs->default_action));
 out:
 	pthread_mutex_unlock(&insp.lock);
 	return rc;

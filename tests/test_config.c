@@ -1218,6 +1218,26 @@ test_inspection_config(void)
 	}
 	test_end();
 
+	test_begin("inspection: a rules file without a rule is accepted, with a warning");
+	{
+		struct loaded l;
+		char empty[200], want[300];
+
+		write_rules(empty, sizeof(empty), "# nothing yet\n\n");
+		snprintf(ini, sizeof(ini),
+			 "[engine]\nrules = %s\ndefault_action = drop\n" P0 W0
+			 "stages = parse, acl, fwd\n", empty);
+		load_text(ini, &conf, &l);
+		snprintf(want, sizeof(want), "%s: warning: no rule in the file: every packet gets "
+			 "the default action (drop)", empty);
+		CHECK(l.rc == 0, "returned %d:\n%s", l.rc, l.err != NULL ? l.err : "");
+		CHECK(l.err != NULL && strstr(l.err, want) != NULL, "no '%s' in:\n%s", want,
+		      l.err != NULL ? l.err : "");
+		free(l.err);
+		unlink(empty);
+	}
+	test_end();
+
 	test_begin("inspection: mirror rules need a mirror_port");
 	{
 		struct loaded l;
