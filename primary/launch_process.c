@@ -18,6 +18,7 @@
 
 #include "log.h"
 #include "primary.h"
+#include "worker.h"
 
 const char *const mpe_launch_model = "process";
 const uint32_t mpe_launch_model_id = 0;
@@ -402,7 +403,7 @@ check_hand_started(struct mpe_primary *p, unsigned int id)
 	if (st == MPE_WORKER_EXITED && asked_to_stop(p, id))
 		return;
 	if ((st != MPE_WORKER_READY && st != MPE_WORKER_RUNNING && st != MPE_WORKER_EXITED) ||
-	    slot->status.pid <= 0 || kill(slot->status.pid, 0) == 0 || errno != ESRCH)
+	    slot->status.pid <= 0 || !mpe_worker_process_gone(slot->status.pid))
 		return;
 	rte_strscpy(said, slot->status.error, sizeof(said));
 	if (st == MPE_WORKER_EXITED && said[0] != '\0')
@@ -485,7 +486,7 @@ mpe_launch_alive(struct mpe_primary *p, unsigned int id)
 	if (p->no_spawn) {
 		pid_t pid = p->shm->workers[id].status.pid;
 
-		return pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH;
+		return pid <= 0 || !mpe_worker_process_gone(pid);
 	}
 	return p->pids[id] > 0;
 }
@@ -499,7 +500,8 @@ still_there(struct mpe_primary *p, unsigned int i)
 
 	return p->pids[i] > 0 ||
 	       (p->no_spawn && st != MPE_WORKER_NONE && st != MPE_WORKER_STARTING &&
-		p->shm->workers[i].status.pid > 0 && kill(p->shm->workers[i].status.pid, 0) == 0);
+		p->shm->workers[i].status.pid > 0 &&
+		!mpe_worker_process_gone(p->shm->workers[i].status.pid));
 }
 
 void

@@ -8,8 +8,9 @@
 #   C. SIGTERM to the primary and every worker at once (systemd's KillMode=control-group):
 #      the workers go on while the primary drains, then stop in order; nothing is dropped
 #      at shutdown, nothing failed.
-#   D. --no-spawn: SIGTERM to a worker started by hand; the primary notices, says why, and
-#      leaves it down (it cannot start it again); the other worker goes on.
+#   D. --no-spawn: SIGTERM to a worker started by hand, whose parent leaves it a zombie; the
+#      primary notices all the same, says why, and leaves it down (it cannot start it
+#      again); the other worker goes on.
 # Each case ends with SIGINT: exit 0, in = out + dropped, nothing unaccounted, every mbuf
 # back in the pool.
 . "$(dirname "$0")/lib.sh"
@@ -131,12 +132,22 @@ start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/c.ini" --
 check "by hand: the primary prints how to start the workers" \
 	wait_for "$log" "worker 1: start it with: mpe-secondary " 20
 hand=()
-for w in 0 1; do
-	read -ra args <<< "$(sed -n "s/^worker $w: start it with: mpe-secondary //p" "$log")"
-	"$SECONDARY" "${args[@]}" > "$TMP/worker$w.log" 2>&1 &
-	hand+=($!)
-	EXTRA_PIDS+=" $!"
-done
+# worker 0's parent never reaps it (a careless supervisor): once it ends it stays a zombie,
+# which kill(pid, 0) still finds
+read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log")"
+python3 -c 'import subprocess, sys, time
+p = subprocess.Popen(sys.argv[2:], stdout=open(sys.argv[1], "w"), stderr=subprocess.STDOUT)
+print(p.pid, flush=True)
+time.sleep(600)' "$TMP/worker0.log" "$SECONDARY" "${args[@]}" > "$TMP/w0.pid" &
+careless=$!
+EXTRA_PIDS+=" $careless"
+for ((i = 0; i < 100; i++)); do [ -s "$TMP/w0.pid" ] && break; sleep 0.05; done
+hand+=("$(cat "$TMP/w0.pid")")
+EXTRA_PIDS+=" ${hand[0]}"
+read -ra args <<< "$(sed -n "s/^worker 1: start it with: mpe-secondary //p" "$log")"
+"$SECONDARY" "${args[@]}" > "$TMP/worker1.log" 2>&1 &
+hand+=($!)
+EXTRA_PIDS+=" $!"
 check "by hand: engine runs" wait_for "$log" "running:" 30
 sleep 0.3
 kill -TERM "${hand[0]}"
@@ -144,6 +155,9 @@ check "by hand: the primary says worker 0 left on SIGTERM while the engine runs"
 	wait_for "$log" "worker 0: pid ${hand[0]} left on SIGTERM while the engine runs" 5
 check "by hand: it stays down, and the engine says so" \
 	wait_for "$log" "worker 0: started by hand (--no-spawn): it stays down" 5
+check "by hand: worker 0 was a zombie, not reaped by its parent" \
+	cond '[ "$(ps -o stat= -p "${hand[0]}" | cut -c1)" = Z ]'
+kill "$careless"
 sleep 0.3
 check "by hand: worker 1 goes on" rx_moves 1 "worker 0: started by hand"
 rc=0
