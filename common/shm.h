@@ -81,6 +81,7 @@ struct mpe_worker_hand {
 	uint32_t prod_mark;
 	uint32_t done; /* rss: entries of work[] sent or freed so far */
 	uint32_t free_from; /* FREE: work[free_from..n) not yet returned to the pool */
+	uint32_t dev_end;   /* DEV in TX: work[done..dev_end) are in the device call */
 	/* A free under way (free_armed): work[*from..free_end) are being returned through `put`
 	 * (from: free_from in FREE, done in TX), to be counted under drops[free_why] (none when
 	 * MPE_DROP_MAX), which then reads free_count. */
@@ -139,6 +140,7 @@ struct mpe_worker_ctl {
 	uint32_t restarts;	/* respawns so far */
 	uint64_t last_recover_us; /* from death noticed to the new worker ready */
 	uint64_t lost;		  /* mbufs reclaimed from its hands when it died */
+	uint64_t in_doubt;	  /* packets it gave a device call it died in: fate unknown */
 	char last_cause[96];	  /* how the last instance ended */
 } __rte_cache_aligned;
 

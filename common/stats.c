@@ -50,6 +50,7 @@ mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
 		if (mpe_config_worker_transmits(conf, i))
 			t->out += c->tx;
 		add_drops(t, c);
+		t->in_doubt += shm->workers[i].ctl.in_doubt;
 	}
 	if (conf->shape != MPE_SHAPE_RSS) {
 		for (i = 0; i < conf->nb_ports; i++) {
@@ -233,5 +234,8 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 	for (i = 0; i < MPE_DROP_MAX; i++)
 		if (t.drops[i] != 0)
 			fprintf(out, " %s %" PRIu64, drop_names[i], t.drops[i]);
-	fprintf(out, " unaccounted %" PRId64 "\n", (int64_t)(t.in - t.out - t.dropped));
+	if (t.in_doubt != 0)
+		fprintf(out, " in_doubt %" PRIu64, t.in_doubt);
+	fprintf(out, " unaccounted %" PRId64 "\n",
+		(int64_t)(t.in - t.out - t.dropped - t.in_doubt));
 }

@@ -12,6 +12,7 @@ struct mpe_totals {
 	uint64_t out; /* packets it transmitted */
 	uint64_t dropped;
 	uint64_t drops[MPE_DROP_MAX];
+	uint64_t in_doubt; /* given to a device call a worker died in: neither out nor dropped */
 };
 
 void mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t);

@@ -454,7 +454,9 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			i = j;
 			continue;
 		}
+		h->dev_end = j;
 		for (;;) {
+			rte_compiler_barrier();
 			h->phase = MPE_HAND_DEV;
 			rte_compiler_barrier();
 			k = rte_eth_tx_burst(conf->ports[out].port_id, w->queue, pkts + i + sent,

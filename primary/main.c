@@ -516,8 +516,8 @@ held_for_down(const struct mpe_primary *p)
 /* Receiving has stopped; done when every packet that came in has left or been counted:
  * empty rings alone do not say that a worker holds no burst (one the scheduler took the CPU
  * from holds it for milliseconds). Twice in a row, 2 ms apart, as the counters of different
- * writers are read one after the other. A worker that died inside a device call leaves
- * packets whose fate nobody knows: then only the timeout ends the drain. */
+ * writers are read one after the other. Packets a worker took into a device call it died in
+ * are counted in_doubt: neither out nor dropped, they are not waited for. */
 static void
 drain(struct mpe_primary *p)
 {
@@ -535,7 +535,7 @@ drain(struct mpe_primary *p)
 		/* a worker that dies now is reclaimed at once, not at the end of the timeout */
 		mpe_launch_reap(p);
 		mpe_stats_totals(p->shm, &t);
-		if (drained(p) && t.in == t.out + t.dropped + held_for_down(p))
+		if (drained(p) && t.in == t.out + t.dropped + t.in_doubt + held_for_down(p))
 			stable++;
 		else
 			stable = 0;

@@ -98,7 +98,7 @@ recover_ports(struct mpe_primary *p, unsigned int id, const struct put_left *put
 	      struct mpe_worker_hand *h)
 {
 	uint32_t n = RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST);
-	uint32_t kept = RTE_MIN(h->kept, n);
+	uint32_t kept = RTE_MIN(h->kept, n), dev_end;
 
 	switch (h->phase) {
 	case MPE_HAND_PROC:
@@ -111,13 +111,19 @@ recover_ports(struct mpe_primary *p, unsigned int id, const struct put_left *put
 		free_range(put, h->work, h->done, n);
 		return kept - h->done;
 	case MPE_HAND_DEV:
-		if (h->done < kept && h->n != 0)
-			MPE_LOG(WARNING, engine, "worker %u: died inside a device call holding up to "
-				"%u packets: their fate is unknown, the summary shows them as "
-				"unaccounted", id, kept - h->done);
-		if (h->done <= kept)
-			free_range(put, h->work, kept, n); /* never given to the device */
-		return 0;
+		/* rx: n is 0, nothing in hand. tx: work[done..dev_end) are in the driver's
+		 * hands, the rest of the survivors never reached it */
+		if (h->n == 0 || h->done > kept)
+			return 0;
+		dev_end = RTE_MIN(RTE_MAX(h->dev_end, h->done), kept);
+		if (h->done < dev_end) {
+			MPE_LOG(WARNING, engine, "worker %u: died inside a transmit call with %u "
+				"packets: their fate is unknown (in_doubt), their mbufs are left "
+				"alone", id, dev_end - h->done);
+			p->shm->workers[id].ctl.in_doubt += dev_end - h->done;
+		}
+		free_range(put, h->work, dev_end, n);
+		return kept - dev_end;
 	default:
 		return 0;
 	}

@@ -172,6 +172,7 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "in", t.in);
 	rte_tel_data_add_dict_u64(d, "out", t.out);
 	rte_tel_data_add_dict_u64(d, "dropped", t.dropped);
+	rte_tel_data_add_dict_u64(d, "in_doubt", t.in_doubt);
 	rc = add_drops(d, t.drops);
 	if (rc < 0)
 		return rc;
@@ -296,6 +297,7 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 		return -ENOMEM;
 	rte_tel_data_add_dict_u64(w, "restarts", slot->ctl.restarts);
 	rte_tel_data_add_dict_u64(w, "lost", slot->ctl.lost);
+	rte_tel_data_add_dict_u64(w, "in_doubt", slot->ctl.in_doubt);
 	rte_tel_data_add_dict_string(w, "last_cause", cause);
 	rte_tel_data_add_dict_u64(w, "last_recover_ms", slot->ctl.last_recover_us / 1000);
 	rte_tel_data_add_dict_int(w, "down", slot->ctl.down != 0);

@@ -108,8 +108,9 @@ check "/mpe/stats answers (status $rc)" [ "$rc" = 0 ]
 sleep 0.3
 tel /mpe/stats "$t.s2" || true
 check "/mpe/stats: keys and types, every drop reason, counters not negative" jtest "$t.s1" \
-	'has(v, **{"in": int, "out": int, "dropped": int, "drops": dict, "ports": dict})
-	and drops_ok(v["drops"]) and min(v["in"], v["out"], v["dropped"]) >= 0'
+	'has(v, **{"in": int, "out": int, "dropped": int, "in_doubt": int, "drops": dict,
+	"ports": dict}) and drops_ok(v["drops"]) and min(v["in"], v["out"], v["dropped"]) >= 0
+	and v["in_doubt"] == 0'
 check "/mpe/stats: ports 0 and 1 with device, rx, tx" jtest "$t.s1" \
 	'sorted(v["ports"]) == ["0", "1"] and all(has(p, device=str, rx=int, tx=int)
 	for p in v["ports"].values()) and v["ports"]["0"]["device"] == "net_pcap0"'
@@ -124,7 +125,8 @@ rc=0; tel /mpe/workers "$t.w" || rc=$?
 check "/mpe/workers answers (status $rc)" [ "$rc" = 0 ]
 check "/mpe/workers: workers 0 and 1, each with every key and type" jtest "$t.w" \
 	'sorted(v) == ["0", "1"] and all(has(w, pid=int, lcore=int, state=str, heartbeat=int,
-	heartbeat_age_ms=int, rx=int, tx=int, drops=dict, restarts=int, lost=int, last_cause=str,
+	heartbeat_age_ms=int, rx=int, tx=int, drops=dict, restarts=int, lost=int, in_doubt=int,
+	last_cause=str,
 	last_recover_ms=int, down=int, dead=int, cycles_per_packet=int, stages=dict)
 	and drops_ok(w["drops"]) for w in v.values())'
 check "/mpe/workers: stage fwd of each worker with packets and cycles_per_packet" jtest "$t.w" \

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Process build: a worker that transmits itself (tx = workers) killed inside its transmit call
+# leaves the packets it gave the driver in doubt: sent or not, nobody can tell. The primary
+# counts them once as in_doubt (neither out nor dropped), frees the survivors the driver never
+# got (worker_died) and the stages' drops, respawns the worker, and at stop does not wait for
+# the packets in doubt: the drain ends at once, with nothing unaccounted.
+# gdb watches worker 0's hand.phase in shared memory and kills the worker right after it
+# publishes the device phase of a transmit (n, the burst, not 0), on the binary as compiled.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$MODEL" = thread ]; then
+	ok "thread build: a worker cannot die alone"
+	finish
+	exit $?
+fi
+require_gdb || { finish; exit $?; }
+
+cfg=$TMP/engine.ini
+printf '[engine]\nshape = distributor\nio_lcore = 1\ntx = workers\nbackpressure = on\n' > "$cfg"
+printf 'restart_backoff_ms = 10\n\n' >> "$cfg"
+printf '[port 0]\ndevice = net_null0\npeer = 1\n\n[port 1]\ndevice = net_null1\npeer = 0\n' >> "$cfg"
+printf '\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
+log=$TMP/primary.log
+start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
+check "engine runs" wait_for "$log" "running:" 30
+w0=$(sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1)
+EXTRA_PIDS+=" $w0"
+sleep 0.2
+
+cat > "$TMP/dev.py" <<'EOF'
+import gdb
+lookup = "((const struct rte_memzone *(*)(const char *))rte_memzone_lookup)"
+mz = gdb.parse_and_eval(lookup + '("mpe_shared")')
+shm = gdb.parse_and_eval("(struct mpe_shared *)%d" % int(mz.dereference()["addr"]))
+hand = shm["workers"][0]["hand"]
+DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
+# a gdb.Value keeps what it read first: every look reads the word again
+now = lambda v: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % int(v.address)))
+
+class Tx(gdb.Breakpoint):
+    def __init__(self):
+        super().__init__("*(volatile uint32_t *)%d" % int(hand["phase"].address),
+                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
+
+    def stop(self):
+        if now(hand["phase"]) != DEV or now(hand["n"]) == 0:
+            return False
+        print("KILLED-IN-TX n=%d kept=%d done=%d dev_end=%d" % (now(hand["n"]),
+              now(hand["kept"]), now(hand["done"]), now(hand["dev_end"])))
+        return True
+
+Tx()
+gdb.execute("continue")
+gdb.execute("kill")
+EOF
+timeout 60 gdb -p "$w0" -batch -nx -ex "source $TMP/dev.py" > "$TMP/gdb.log" 2>&1 || true
+if grep -q "^KILLED-IN-TX" "$TMP/gdb.log"; then
+	ok "gdb killed worker 0 in a transmit call: $(grep "^KILLED-IN-TX" "$TMP/gdb.log")"
+else
+	not_ok "gdb did not stop worker 0 in a transmit call"; tail -5 "$TMP/gdb.log"
+fi
+read -r kept done dev_end < <(sed -n 's/^KILLED-IN-TX n=[0-9]* kept=\([0-9]*\) done=\([0-9]*\) dev_end=\([0-9]*\)/\1 \2 \3/p' "$TMP/gdb.log")
+doubt=$((${dev_end:-0} - ${done:-0}))
+check "the primary says how many packets are in doubt ($doubt, work[$done..$dev_end))" \
+	wait_for "$log" "worker 0: died inside a transmit call with $doubt packets: their fate is unknown (in_doubt)" 5
+check "worker 0 is back" wait_for "$log" "worker 0: back after" 10
+sleep 0.3
+rc=0
+stop_primary 30 || rc=$?
+check "the engine stops with exit 0 (status $rc)" [ "$rc" = 0 ]
+check "the drain did not wait for the packets in doubt" cond '! grep -q "drain: not finished" "$log"'
+in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+in_doubt=$(total in_doubt "$log"); unacc=$(total unaccounted "$log")
+check "in = out + dropped + in_doubt ($in = $out + $dropped + ${in_doubt:-?}), in_doubt $doubt, nothing unaccounted" \
+	cond '[ "${in_doubt:-x}" = "$doubt" ] && [ "$doubt" -gt 0 ] && [ "${unacc:-x}" = 0 ] &&
+		[ $((out + dropped + in_doubt)) = "$in" ]'
+missing=$(sed -n 's/.*mempool: \([0-9]*\) mbufs still in use at exit.*/\1/p' "$log")
+check "no mbuf lost but those in doubt (${missing:-0} of $doubt)" \
+	cond '[ "${missing:-0}" -le "$doubt" ] && ! grep -q "repeat an mbuf" "$log"'
+assert_clean "nothing left behind"
+finish
