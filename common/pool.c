@@ -82,6 +82,37 @@ ring_put(struct mpe_pool_put *pp, struct rte_ring *r, void *const *objs, uint32_
 	MPE_POOL_STEP("tail moved");
 }
 
+void
+mpe_pool_make_room(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
+{
+	struct rte_mempool_cache *c = ref->cache;
+
+	if (ref->ring == NULL) {
+		rte_mempool_cache_flush(c, ref->mp); /* another driver: not recoverable */
+		return;
+	}
+	pp->n = 0;
+	pp->len0 = c->len;
+	pp->head_set = 0;
+	publish(&pp->state, MPE_PUT_FLUSH);
+	ring_put(pp, ref->ring, c->objs, c->len);
+	__atomic_store_n(&c->len, 0, __ATOMIC_RELEASE);
+	publish(&pp->state, MPE_PUT_NONE);
+}
+
+uint32_t
+mpe_pool_trust_cache(const struct mpe_pool_ref *ref, uint32_t len0)
+{
+	struct rte_mempool_cache *c = ref->cache;
+	uint32_t off;
+
+	if (c == NULL)
+		return 0;
+	off = c->len >= len0 ? c->len - len0 : c->len;
+	c->len -= off;
+	return off;
+}
+
 /* What rte_pktmbuf_prefree_seg does to a segment it returns: a pool holds no chains. */
 static inline void
 unchain(void *const *objs, uint32_t n)

@@ -12,11 +12,11 @@
 
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_mempool.h>
 
 struct rte_mbuf;
-struct rte_mempool;
-struct rte_mempool_cache;
 struct rte_ring;
 
 /* Segments returned in one put: the rest of a burst waits for the next. */
@@ -57,6 +57,35 @@ struct mpe_pool_ref {
 
 /* Fill @ref for returns to @mp from lcore @lcore_id. */
 void mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int lcore_id);
+
+/* Room a device call may fill in the cache with DPDK's own put: a transmit frees at most
+ * this many mbufs (the burst given and earlier ones completed). */
+#define MPE_POOL_DEV_ROOM 64
+
+void mpe_pool_make_room(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref);
+
+/* Before a device call, which frees or takes mbufs through DPDK's own put and get: DPDK's put
+ * counts a new cache entry before it writes it, and flushes the cache before it empties it,
+ * so after a death inside the call only the entries the cache held before are sure. Make room
+ * (a recoverable flush) so that the call cannot flush, and record the cache's length in
+ * @len0, for mpe_pool_trust_cache. */
+static inline void
+mpe_pool_dev_enter(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref, uint32_t *len0)
+{
+	const struct rte_mempool_cache *c = ref->cache;
+
+	if (c == NULL)
+		return;
+	if (unlikely(c->len + MPE_POOL_DEV_ROOM > c->flushthresh))
+		mpe_pool_make_room(pp, ref);
+	*len0 = c->len;
+}
+
+/* After a death inside a device call that may have returned mbufs (a transmit): keep the
+ * entries the cache held when the call began (@len0), write off those it added, which DPDK
+ * may have counted before writing, or all of them when the cache is shorter than at the start
+ * (the call flushed it after all). Returns the entries written off. */
+uint32_t mpe_pool_trust_cache(const struct mpe_pool_ref *ref, uint32_t len0);
 
 /* Free @list[*from .. end), whole chains, through @pp. *from moves past each group of packets
  * once the put that owns them is recorded in @pp: list[*from .. end) is what the caller still

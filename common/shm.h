@@ -82,6 +82,7 @@ struct mpe_worker_hand {
 	uint32_t done; /* rss: entries of work[] sent or freed so far */
 	uint32_t free_from; /* FREE: work[free_from..n) not yet returned to the pool */
 	uint32_t dev_end;   /* DEV in TX: work[done..dev_end) are in the device call */
+	uint32_t cache_len0; /* DEV: its mempool cache's length when the call began */
 	/* A free under way (free_armed): work[*from..free_end) are being returned through `put`
 	 * (from: free_from in FREE, done in TX), to be counted under drops[free_why] (none when
 	 * MPE_DROP_MAX), which then reads free_count. */

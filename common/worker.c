@@ -456,6 +456,7 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		}
 		h->dev_end = j;
 		for (;;) {
+			mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
 			rte_compiler_barrier();
 			h->phase = MPE_HAND_DEV;
 			rte_compiler_barrier();
@@ -488,6 +489,7 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 {
 	const struct mpe_conf *conf = &w->shm->conf;
 	struct mpe_inspect_counters *in = &w->slot->insp;
+	struct mpe_worker_hand *h = &w->slot->hand;
 	struct rte_mbuf *copies[MPE_MAX_BURST];
 	int off = w->shm->meta_offset;
 	uint16_t i, nc = 0, sent;
@@ -505,7 +507,16 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (nc == 0)
 		return;
+	/* a device call, with none of the burst in it */
+	h->dev_end = h->done;
+	mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_DEV;
+	rte_compiler_barrier();
 	sent = rte_eth_tx_burst(conf->ports[conf->mirror_port].port_id, w->queue, copies, nc);
+	rte_compiler_barrier();
+	h->phase = MPE_HAND_TX;
+	rte_compiler_barrier();
 	in->mirrored += sent;
 	if (sent < nc) {
 		uint32_t from = sent;
@@ -539,6 +550,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->n = 0;
 	h->kept = 0;
 	h->done = 0;
+	mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_DEV;
 	rte_compiler_barrier();

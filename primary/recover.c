@@ -194,7 +194,9 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 	struct mpe_pool_finish fin;
 	struct mpe_pool_ref ref;
 	struct rte_ring *in, *out;
-	uint32_t lost = 0, taken, sent, n;
+	/* a transmit call it died in may have left DPDK's put half done in its cache */
+	const int in_tx_call = h->phase == MPE_HAND_DEV && h->n != 0;
+	uint32_t lost = 0, taken, sent, n, off;
 	char why[192];
 	int rc;
 
@@ -288,6 +290,11 @@ done:
 	h->phase = MPE_HAND_IDLE;
 	h->n = 0;
 	h->free_armed = 0;
+	off = in_tx_call ? mpe_pool_trust_cache(&ref, h->cache_len0) : 0;
+	if (off > 0)
+		MPE_LOG(WARNING, engine, "worker %u: %u entries its mempool cache gained in the "
+			"transmit call it died in are written off: DPDK may have counted them "
+			"before writing them", id, off);
 	if (p->pool->cache_size != 0) {
 		struct rte_mempool_cache *c =
 			rte_mempool_default_cache(p->pool, p->shm->conf.workers[id].lcore);

@@ -291,6 +291,77 @@ run(const struct scenario *s, unsigned int steps, const char **at)
 	return finished;
 }
 
+/* The flush before a device call (mpe_pool_make_room), cut short after each of its steps. */
+static void
+test_make_room(void)
+{
+	static struct mpe_pool_put pp;
+	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache};
+	struct mpe_pool_finish fin;
+	volatile unsigned int steps;
+	unsigned int i;
+	char what[96];
+	int rc;
+
+	for (steps = 1; steps < 100; steps++) {
+		volatile int finished = 0;
+
+		reset_pool();
+		memset(&pp, 0, sizeof(pp));
+		for (i = 0; i < 350; i++)
+			cache->objs[cache->len++] = take();
+		died_at = NULL;
+		steps_left = steps;
+		if (setjmp(death) == 0) {
+			mpe_pool_make_room(&pp, &ref);
+			finished = 1;
+		}
+		steps_left = 0;
+		snprintf(what, sizeof(what), "making room, death at step %u (%s)", steps,
+			 died_at != NULL ? died_at : "none");
+		rc = mpe_pool_put_finish(&pp, &ref, 20, &fin);
+		if (died_at != NULL && strcmp(died_at, "reserved") == 0) {
+			CHECK(rc == -EDEADLK, "%s: finish gave %d", what, rc);
+			continue;
+		}
+		CHECK(rc == 0 && fin.put_back == 0, "%s: finish gave %d, %u put back", what, rc,
+		      fin.put_back);
+		if (finished)
+			CHECK(cache->len + MPE_POOL_DEV_ROOM <= cache->flushthresh,
+			      "%s: no room made (%u entries)", what, cache->len);
+		check_pool(what, 0);
+		if (finished)
+			break;
+	}
+	CHECK(steps > 4 && steps < 100, "making room: %u steps", steps);
+	printf("%s making room: %u deaths\n", failures ? "not ok" : "ok", steps - 1);
+}
+
+/* After a death in a transmit call: what the cache gained in the call is written off. */
+static void
+test_trust_cache(void)
+{
+	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache};
+	uint32_t off;
+
+	cache->len = 100;
+	off = mpe_pool_trust_cache(&ref, 80);
+	CHECK(off == 20 && cache->len == 80, "grown by 20: %u written off, %u kept", off,
+	      cache->len);
+	cache->len = 10;
+	off = mpe_pool_trust_cache(&ref, 80);
+	CHECK(off == 10 && cache->len == 0, "flushed in the call: %u written off, %u kept", off,
+	      cache->len);
+	cache->len = 80;
+	off = mpe_pool_trust_cache(&ref, 80);
+	CHECK(off == 0 && cache->len == 80, "unchanged: %u written off, %u kept", off,
+	      cache->len);
+	ref.cache = NULL;
+	CHECK(mpe_pool_trust_cache(&ref, 80) == 0, "no cache: nothing written off");
+	cache->len = 0;
+	printf("%s trusting the cache after a transmit\n", failures ? "not ok" : "ok");
+}
+
 int
 main(void)
 {
@@ -320,6 +391,8 @@ main(void)
 		printf("%s %s: %u deaths, at %u distinct steps\n", failures ? "not ok" : "ok",
 		       s->name, steps - 1, nb_seen);
 	}
+	test_make_room();
+	test_trust_cache();
 	printf("%s\n", failures ? "FAILED" : "all passed");
 	return failures != 0;
 }
