@@ -7,7 +7,11 @@
 # empty directory (this host's NIC is never probed); it runs as lcore 0, which the engine keeps
 # free of datapath work.
 #   - one dumpcap on each port: N received on port 0 and N transmitted on port 1, the very
-#     packets that were sent, matching the engine's counters;
+#     packets that were sent, matching the engine's counters. DPDK captures a transmitted
+#     packet each time it is offered to rte_eth_tx_burst: when the ring behind port 1 is full
+#     the I/O lcore offers the rest again, and the capture repeats those. Port 1's capture is
+#     therefore read without the repeats (a packet equal to one of the 256 before it: the
+#     packets sent are all different), which are counted;
 #   - the engine forwards on after dumpcap has left.
 . "$(dirname "$0")/lib.sh"
 
@@ -41,6 +45,30 @@ stages = fwd
 EOF
 "$PCAPGEN" -o "$TMP/in.pcap" -n "$PACKETS" -f 50 --bidir --seed 5 > /dev/null
 mkdir -p "$TMP/nopci" "$TMP/split"
+
+# unrepeat IN OUT: IN (classic pcap) without the packets equal to one of the 256 before
+# them, into OUT; prints how many were left out
+unrepeat() {
+	python3 - "$1" "$2" <<'PY'
+import collections, struct, sys
+data = open(sys.argv[1], "rb").read()
+out, recent, seen, off, repeats = [data[:24]], collections.deque(), set(), 24, 0
+while off + 16 <= len(data):
+    caplen = struct.unpack_from("<I", data, off + 8)[0]
+    rec, pkt = data[off:off + 16 + caplen], data[off + 16:off + 16 + caplen]
+    off += 16 + caplen
+    if pkt in seen:
+        repeats += 1
+        continue
+    out.append(rec)
+    recent.append(pkt)
+    seen.add(pkt)
+    if len(recent) > 256:
+        seen.discard(recent.popleft())
+open(sys.argv[2], "wb").write(b"".join(out))
+print(repeats)
+PY
+}
 
 # inject: mpe-ringio sends in.pcap into port 0 and collects port 1 into FILE; its status
 inject() {
@@ -88,8 +116,14 @@ for port in 0 1; do
 	want=vdev-net_ring$port
 	n=$(python3 "$SPLIT" "$TMP/cap$port.pcapng" "$TMP/split" 2>&1 |
 		awk -v hw="$want" '$2 == hw { print $3 }')
-	check "port $port: the capture holds $PACKETS packets (${n:-none})" [ "${n:-x}" = "$PACKETS" ]
 	f=$(ls "$TMP"/split/*_"$port".pcap 2> /dev/null | head -1)
+	if [ "$port" = 1 ] && [ -n "$f" ]; then
+		repeats=$(unrepeat "$f" "$TMP/tx-once.pcap")
+		f=$TMP/tx-once.pcap
+		n=$((${n:-0} - ${repeats:-0}))
+	fi
+	check "port $port: the capture holds $PACKETS packets (${n:-none}${repeats:+, and $repeats repeats of packets offered again})" \
+		[ "${n:-x}" = "$PACKETS" ]
 	if [ -n "$f" ] && "$PCAPCMP" "$TMP/in.pcap" "$f" > "$TMP/cmp$port" 2>&1; then
 		ok "port $port: the captured packets are the ones sent, per-flow order kept"
 	else
@@ -97,9 +131,11 @@ for port in 0 1; do
 		head -5 "$TMP/cmp$port" 2> /dev/null | sed 's/^/#   /'
 	fi
 	if command -v tcpdump > /dev/null; then
-		n=$(tcpdump -r "$TMP/cap$port.pcapng" 2> /dev/null | wc -l)
-		check "port $port: tcpdump reads the pcapng capture: $n packets" [ "$n" = "$PACKETS" ]
+		t=$(tcpdump -r "$TMP/cap$port.pcapng" 2> /dev/null | wc -l)
+		check "port $port: tcpdump reads the pcapng capture: $t packets" \
+			[ "$t" = $((PACKETS + ${repeats:-0})) ]
 	fi
+	repeats=
 done
 
 rc=0; inject "$TMP/out2.pcap" || rc=$?
