@@ -64,7 +64,7 @@ void mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigne
 
 void mpe_pool_make_room(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref);
 
-/* Before a device call, which frees or takes mbufs through DPDK's own put and get: DPDK's put
+/* Before a transmit call, whose driver frees mbufs through DPDK's own put: DPDK's put
  * counts a new cache entry before it writes it, and flushes the cache before it empties it,
  * so after a death inside the call only the entries the cache held before are sure. Make room
  * (a recoverable flush) so that the call cannot flush, and record the cache's length in

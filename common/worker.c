@@ -550,7 +550,8 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->n = 0;
 	h->kept = 0;
 	h->done = 0;
-	mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
+	/* a receive only takes from the cache (DPDK's get leaves no stale entry): no room to
+	 * make, no length to record */
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_DEV;
 	rte_compiler_barrier();
