@@ -49,10 +49,6 @@ if [ "$MODEL" = thread ]; then
 	exit
 fi
 
-# pid of the current process of worker $1, from the primary's log
-worker_pid() {
-	sed -n "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" "$log" | tail -1
-}
 backs() { grep -c "back after" "$log" || true; }
 
 stopped=0

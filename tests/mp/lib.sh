@@ -106,6 +106,27 @@ require_gdb() {
 		not_ok "$SECONDARY has no debug information: configure the build with -Ddebug=true"
 		return 1
 	fi
+	# what every script of gdb_worker starts from: the engine's shared memory, and a way to
+	# read a word as it is now (a gdb.Value keeps what it read first)
+	cat > "$TMP/gdb_shm.py" <<'EOF'
+import gdb
+lookup = "((const struct rte_memzone *(*)(const char *))rte_memzone_lookup)"
+mz = gdb.parse_and_eval(lookup + '("mpe_shared")')
+shm = gdb.parse_and_eval("(struct mpe_shared *)%d" % int(mz.dereference()["addr"]))
+now = lambda v: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % int(v.address)))
+EOF
+}
+
+# gdb_worker PID SCRIPT OUT: gdb attached to worker process PID runs SCRIPT (Python, with
+# `shm` and `now` of require_gdb), output in OUT, for at most 60 s
+gdb_worker() {
+	timeout 60 gdb -p "$1" -batch -nx -ex "source $TMP/gdb_shm.py" -ex "source $2" > "$3" 2>&1 ||
+		true
+}
+
+# worker_pid ID [LOG]: the last pid the primary logged spawning for worker ID
+worker_pid() {
+	sed -n "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" "${2:-$log}" | tail -1
 }
 
 finish() {

@@ -24,19 +24,14 @@ printf '\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
 check "engine runs" wait_for "$log" "running:" 30
-w0=$(sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1)
+w0=$(worker_pid 0)
 EXTRA_PIDS+=" $w0"
 sleep 0.2
 
 cat > "$TMP/dev.py" <<'EOF'
 import gdb
-lookup = "((const struct rte_memzone *(*)(const char *))rte_memzone_lookup)"
-mz = gdb.parse_and_eval(lookup + '("mpe_shared")')
-shm = gdb.parse_and_eval("(struct mpe_shared *)%d" % int(mz.dereference()["addr"]))
 hand = shm["workers"][0]["hand"]
 DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
-# a gdb.Value keeps what it read first: every look reads the word again
-now = lambda v: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % int(v.address)))
 
 class Tx(gdb.Breakpoint):
     def __init__(self):
@@ -54,7 +49,7 @@ Tx()
 gdb.execute("continue")
 gdb.execute("kill")
 EOF
-timeout 60 gdb -p "$w0" -batch -nx -ex "source $TMP/dev.py" > "$TMP/gdb.log" 2>&1 || true
+gdb_worker "$w0" "$TMP/dev.py" "$TMP/gdb.log"
 if grep -q "^KILLED-IN-TX" "$TMP/gdb.log"; then
 	ok "gdb killed worker 0 in a transmit call: $(grep "^KILLED-IN-TX" "$TMP/gdb.log")"
 else
@@ -69,19 +64,15 @@ check "worker 0 is back" wait_for "$log" "worker 0: back after" 10
 # Again, inside DPDK's own put in the driver's free of a sent mbuf: right after it counted a
 # new entry of the worker's mempool cache, before it wrote it. That entry holds an old
 # pointer: flushed with the cache, it would put an mbuf into the pool a second time.
-w0=$(sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1)
+w0=$(worker_pid 0)
 EXTRA_PIDS+=" $w0"
 sleep 0.2
 cat > "$TMP/put.py" <<'EOF'
 import gdb
-lookup = "((const struct rte_memzone *(*)(const char *))rte_memzone_lookup)"
-mz = gdb.parse_and_eval(lookup + '("mpe_shared")')
-shm = gdb.parse_and_eval("(struct mpe_shared *)%d" % int(mz.dereference()["addr"]))
 hand = shm["workers"][0]["hand"]
 mp = gdb.parse_and_eval('((struct rte_mempool *(*)(const char *))rte_mempool_lookup)("mpe_mbufs")')
 cache_len = mp["local_cache"][int(shm["conf"]["workers"][0]["lcore"])]["len"]
 DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
-now = lambda v: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % int(v.address)))
 
 class Put(gdb.Breakpoint):
     def __init__(self):
@@ -101,7 +92,7 @@ Put()
 gdb.execute("continue")
 gdb.execute("kill")
 EOF
-timeout 60 gdb -p "$w0" -batch -nx -ex "source $TMP/put.py" > "$TMP/gdb2.log" 2>&1 || true
+gdb_worker "$w0" "$TMP/put.py" "$TMP/gdb2.log"
 if grep -q "^KILLED-IN-PUT" "$TMP/gdb2.log"; then
 	ok "gdb killed worker 0 inside DPDK's put: $(grep "^KILLED-IN-PUT" "$TMP/gdb2.log")"
 else

@@ -55,7 +55,7 @@ log=$TMP/primary-kill.log
 start_primary "$log" --lcores "$LCORES" --vdev "net_pcap0,rx_pcap=$TMP/in.pcap" \
 	--vdev net_null1 -- -c "$TMP/engine.ini"
 check "engine runs again" wait_for "$log" "running:" 30
-w0=$(sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1)
+w0=$(worker_pid 0)
 sleep 0.1
 kill -INT "$PRIMARY_PID"
 check "SIGINT: the engine drains" wait_for "$log" "stopping: draining" 10

@@ -21,14 +21,10 @@ printf '[port 1]\ndevice = net_null1\n\n[worker 0]\nlcore = 2\n\n[worker 1]\nlco
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
 check "engine runs" wait_for "$log" "running:" 30
-w0=$(sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1)
+w0=$(worker_pid 0)
 EXTRA_PIDS+=" $w0"
 
 cat > "$TMP/hand.py" <<'EOF'
-import gdb
-lookup = "((const struct rte_memzone *(*)(const char *))rte_memzone_lookup)"
-mz = gdb.parse_and_eval(lookup + '("mpe_shared")')
-shm = gdb.parse_and_eval("(struct mpe_shared *)%d" % int(mz.dereference()["addr"]))
 hand = shm["workers"][0]["hand"]
 FREE = int(gdb.parse_and_eval("MPE_HAND_FREE"))
 DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
@@ -54,7 +50,7 @@ class Publish(gdb.Breakpoint):
 Publish()
 gdb.execute("continue")
 EOF
-timeout 60 gdb -p "$w0" -batch -nx -ex "source $TMP/hand.py" > "$TMP/gdb.log" 2>&1 || true
+gdb_worker "$w0" "$TMP/hand.py" "$TMP/gdb.log"
 seen=$(grep -c "^RX-PUBLISH" "$TMP/gdb.log" || true)
 stale=$(grep "^RX-PUBLISH" "$TMP/gdb.log" | grep -vc "n=0 kept=0 done=0" || true)
 if [ "$seen" = 50 ]; then

@@ -41,19 +41,13 @@ log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$cfg"
 check "engine runs" wait_for "$log" "running:" 30
 
-wpid() { sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1; }
-
 cat > "$TMP/put.py" <<'EOF'
 import gdb, os
 point = os.environ["POINT"]
-lookup = "((const struct rte_memzone *(*)(const char *))rte_memzone_lookup)"
-mz = gdb.parse_and_eval(lookup + '("mpe_shared")')
-shm = gdb.parse_and_eval("(struct mpe_shared *)%d" % int(mz.dereference()["addr"]))
 hand = shm["workers"][0]["hand"]
 put = hand["put"]
 val = lambda name: int(gdb.parse_and_eval(name))
-# a gdb.Value keeps what it read first: every look reads the word again
-now = lambda a: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % a))
+at = lambda a: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % a)) # by address
 A = {k: int(v.address) for k, v in (
     ("state", put["state"]), ("n", put["n"]), ("head_set", put["head_set"]),
     ("phase", hand["phase"]), ("free_from", hand["free_from"]),
@@ -62,8 +56,8 @@ A = {k: int(v.address) for k, v in (
 word, want, extra = {
     "held": ("state", val("MPE_PUT_HELD"), None),
     "cache": ("state", val("MPE_PUT_CACHE"), None),
-    "reserved": ("head_set", 1, lambda: now(A["state"]) == val("MPE_PUT_FLUSH")),
-    "armed": ("free_armed", 1, lambda: now(A["phase"]) == val("MPE_HAND_FREE")),
+    "reserved": ("head_set", 1, lambda: at(A["state"]) == val("MPE_PUT_FLUSH")),
+    "armed": ("free_armed", 1, lambda: at(A["phase"]) == val("MPE_HAND_FREE")),
 }[point]
 
 class Step(gdb.Breakpoint):
@@ -72,10 +66,10 @@ class Step(gdb.Breakpoint):
                          gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
 
     def stop(self):
-        if now(A[word]) != want or (extra is not None and not extra()):
+        if at(A[word]) != want or (extra is not None and not extra()):
             return False
         print("KILLED-AT %s " % point +
-              " ".join("%s=%d" % (k, now(a)) for k, a in sorted(A.items())))
+              " ".join("%s=%d" % (k, at(a)) for k, a in sorted(A.items())))
         return True
 
 Step()
@@ -85,10 +79,9 @@ EOF
 
 deaths=0
 for point in ${POINTS:-held cache reserved armed}; do
-	pid=$(wpid)
+	pid=$(worker_pid 0)
 	EXTRA_PIDS+=" $pid"
-	POINT=$point timeout 60 gdb -p "$pid" -batch -nx -ex "source $TMP/put.py" \
-		> "$TMP/gdb-$point.log" 2>&1 || true
+	POINT=$point gdb_worker "$pid" "$TMP/put.py" "$TMP/gdb-$point.log"
 	if grep -q "^KILLED-AT $point" "$TMP/gdb-$point.log"; then
 		ok "gdb killed worker 0 at step '$point': $(grep "^KILLED-AT" "$TMP/gdb-$point.log")"
 		deaths=$((deaths + 1))

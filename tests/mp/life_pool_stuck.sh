@@ -25,8 +25,8 @@ printf '\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
 check "engine runs" wait_for "$log" "running:" 30
-w0=$(sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1)
-w1=$(sed -n 's/^mpe.engine: worker 1: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1)
+w0=$(worker_pid 0)
+w1=$(worker_pid 1)
 EXTRA_PIDS+=" $w0 $w1"
 sleep 0.3
 

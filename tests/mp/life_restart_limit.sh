@@ -28,16 +28,15 @@ start_primary "$log" --lcores "$LCORES" \
 	"${LOOP_VDEVS[@]}" -- -c "$cfg"
 check "engine runs" wait_for "$log" "running:" 30
 
-worker0() { sed -n 's/^mpe.engine: worker 0: spawned pid \([0-9]*\).*/\1/p' "$log" | tail -1; }
 for k in 1 2; do
-	kill -KILL "$(worker0)"
+	kill -KILL "$(worker_pid 0)"
 	check "death $k: worker 0 is respawned" wait_for "$log" "worker 0: respawning in .* (restart $k)" 5
 	for ((i = 0; i < 100; i++)); do
 		[ "$(grep -c 'worker 0: back after' "$log")" -ge "$k" ] && break
 		sleep 0.05
 	done
 done
-kill -KILL "$(worker0)"
+kill -KILL "$(worker_pid 0)"
 check "death 3: worker 0 is left down, and the engine says so" \
 	wait_for "$log" "worker 0: died 3 times within 60000 ms (restart_max): it stays down" 5
 sleep 0.5

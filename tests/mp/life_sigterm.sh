@@ -38,8 +38,6 @@ lcore = 3
 EOF
 }
 
-# wpid ID: the last pid the primary spawned for worker ID
-wpid() { sed -n "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" "$log" | tail -1; }
 
 # rx_moves ID MARK: worker ID's rx counter moved in the stats lines after the first line
 # matching MARK (at least two samples)
@@ -79,14 +77,14 @@ sigterm_worker() {
 	start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/$2.ini"
 	check "$label: engine runs" wait_for "$log" "running:" 30
 	sleep 0.3
-	pid=$(wpid "$id")
+	pid=$(worker_pid "$id")
 	EXTRA_PIDS+=" $pid"
 	kill -TERM "$pid"
 	check "$label: the primary says worker $id left on SIGTERM while the engine runs" \
 		wait_for "$log" "worker $id: pid $pid left on SIGTERM while the engine runs" 5
 	check "$label: worker $id is respawned and back" wait_for "$log" "worker $id: back after" 5
-	check "$label: a new process for worker $id" cond '[ "$(wpid "$id")" != "$pid" ]'
-	EXTRA_PIDS+=" $(wpid "$id")"
+	check "$label: a new process for worker $id" cond '[ "$(worker_pid "$id")" != "$pid" ]'
+	EXTRA_PIDS+=" $(worker_pid "$id")"
 	sleep 0.5
 	check "$label: both workers forward after the respawn" \
 		cond 'rx_moves 0 "worker $id: back after" && rx_moves 1 "worker $id: back after"'
@@ -110,7 +108,7 @@ ini "$TMP/c.ini" distributor
 start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/c.ini"
 check "group: engine runs" wait_for "$log" "running:" 30
 sleep 0.3
-w0=$(wpid 0); w1=$(wpid 1)
+w0=$(worker_pid 0); w1=$(worker_pid 1)
 EXTRA_PIDS+=" $w0 $w1"
 kill -TERM "$PRIMARY_PID" "$w0" "$w1"
 rc=0

@@ -37,9 +37,8 @@ log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/engine.ini" \
 	--secondary "$TMP/slow-secondary"
 check "engine runs" wait_for "$log" "running:" 30
-wpid() { sed -n "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" "$log" | tail -1; }
-w0=$(wpid 0)
-EXTRA_PIDS+=" $w0 $(wpid 1)"
+w0=$(worker_pid 0)
+EXTRA_PIDS+=" $w0 $(worker_pid 1)"
 sleep 0.2
 touch "$TMP/slow"
 kill -KILL "$w0"
@@ -48,7 +47,7 @@ for ((i = 0; i < 100; i++)); do
 	[ "$(grep -c 'worker 0: spawned pid' "$log")" -ge 2 ] && break
 	sleep 0.01
 done
-EXTRA_PIDS+=" $(wpid 0)"
+EXTRA_PIDS+=" $(worker_pid 0)"
 rc=0
 stop_primary 30 || rc=$?
 check "SIGINT during the respawn: the primary exits 0 (status $rc)" [ "$rc" = 0 ]
