@@ -1,7 +1,8 @@
-/* Returns to the mbuf pool that survive the death of the returning process (see pool.h).
- * Worker side: mpe_pool_free, on the hot path, no more work than rte_pktmbuf_free_bulk plus a
- * few stores to the worker's own line of shared memory. Primary side: mpe_pool_put_finish and
- * mpe_pool_free_except, run by the supervisor once the worker is gone.
+/* Returns to the mbuf pool, and fills of a cache from it, that survive the death of the
+ * process making them (see pool.h). Worker side: mpe_pool_free, on the hot path, no more work
+ * than rte_pktmbuf_free_bulk plus a few stores to the worker's own line of shared memory;
+ * mpe_pool_fill, the refill DPDK's get would make inside a receive call. Primary side:
+ * mpe_pool_put_finish and mpe_pool_free_except, run by the supervisor once the worker is gone.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ mpe_pool_put_state_name(uint32_t state)
 		[MPE_PUT_CACHE] = "into its cache",
 		[MPE_PUT_RING] = "into the ring",
 		[MPE_PUT_OPAQUE] = "DPDK's free",
+		[MPE_PUT_FILL] = "filling its cache",
 	};
 
 	return state < RTE_DIM(names) ? names[state] : "?";
@@ -59,6 +61,10 @@ mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int
 	    r->prod.sync_type == RTE_RING_SYNC_MT)
 		ref->ring = r;
 	ref->cache = rte_mempool_default_cache(mp, lcore_id);
+	/* a cache of at most what one call takes cannot be filled ahead of the call */
+	ref->fill_below = 0;
+	if (ref->ring != NULL && ref->cache != NULL && ref->cache->size > MPE_POOL_DEV_ROOM)
+		ref->fill_below = MPE_POOL_DEV_ROOM;
 }
 
 /* Enqueue @objs[0..n) to the pool's ring as rte_ring_mp_enqueue_bulk does, with the slots it
@@ -97,6 +103,39 @@ mpe_pool_make_room(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
 	publish(&pp->state, MPE_PUT_FLUSH);
 	ring_put(pp, ref->ring, c->objs, c->len);
 	__atomic_store_n(&c->len, 0, __ATOMIC_RELEASE);
+	publish(&pp->state, MPE_PUT_NONE);
+}
+
+void
+mpe_pool_fill(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
+{
+	struct rte_mempool_cache *c = ref->cache;
+	struct rte_ring *r = ref->ring;
+	uint32_t len = c->len, n, head, next, entries;
+
+	/* up to the cache's size, as DPDK's refill leaves it after a call */
+	if (len >= c->size)
+		return;
+	pp->len0 = len;
+	pp->head_set = 0;
+	publish(&pp->state, MPE_PUT_FILL);
+	MPE_POOL_STEP("filling");
+	n = __rte_ring_move_cons_head(r, 0, c->size - len, RTE_RING_QUEUE_VARIABLE, &head, &next,
+				      &entries);
+	if (n > 0) {
+		MPE_POOL_STEP("taken");
+		pp->n = n;
+		pp->head = head;
+		publish(&pp->head_set, 1);
+		MPE_POOL_STEP("take recorded");
+		__rte_ring_dequeue_elems(r, head, &c->objs[len], sizeof(void *), n);
+		MPE_POOL_STEP("taken copied");
+		__rte_ring_update_tail(&r->cons, head, next, 0, 0);
+		MPE_POOL_STEP("take done");
+		/* the entries are in place before the cache counts them */
+		__atomic_store_n(&c->len, len + n, __ATOMIC_RELEASE);
+		MPE_POOL_STEP("fill counted");
+	}
 	publish(&pp->state, MPE_PUT_NONE);
 }
 
@@ -246,33 +285,40 @@ now_ns(void)
 
 enum { RING_UNTOUCHED, RING_DONE };
 
-/* The dead put's enqueue of @objs[0..n): done (by it, or here on its behalf), never begun, or
- * -EDEADLK when that cannot be told within @wait_ms. */
+/* The dead process's enqueue of @objs[0..n) to the ring (@take: its dequeue of n entries into
+ * @objs): done (by it, or here on its behalf), never begun, or -EDEADLK when that cannot be
+ * told within @wait_ms. */
 static int
-ring_finish(const struct mpe_pool_put *pp, struct rte_ring *r, void *const *objs, uint32_t n,
-	    unsigned int wait_ms, struct mpe_pool_finish *out)
+ring_finish(const struct mpe_pool_put *pp, struct rte_ring *r, void **objs, uint32_t n,
+	    int take, unsigned int wait_ms, struct mpe_pool_finish *out)
 {
+	struct rte_ring_headtail *ht = take ? &r->cons : &r->prod;
 	const uint64_t end = now_ns() + (uint64_t)wait_ms * 1000000;
 	unsigned int spins = 0;
 
 	for (;; rte_pause()) {
 		if (!pp->head_set) {
-			/* a slot reserved by the put would keep the tail short of the head for
-			 * ever: head and tail seen equal (head read first) say none was */
-			uint32_t head = __atomic_load_n(&r->prod.head, __ATOMIC_ACQUIRE);
+			/* a slot reserved by the dead process would keep the tail short of the
+			 * head for ever: head and tail seen equal (head read first) say none was */
+			uint32_t head = __atomic_load_n(&ht->head, __ATOMIC_ACQUIRE);
 
-			if (__atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE) == head)
+			if (__atomic_load_n(&ht->tail, __ATOMIC_ACQUIRE) == head)
 				return RING_UNTOUCHED;
 		} else {
-			uint32_t tail = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE);
+			uint32_t tail = __atomic_load_n(&ht->tail, __ATOMIC_ACQUIRE);
 
-			/* the tail passes the put's slots only once the put has moved it */
+			/* the tail passes the slots only once their copy is made and the dead
+			 * process has moved it */
 			if ((int32_t)(tail - pp->head) > 0)
 				return RING_DONE;
 			if (tail == pp->head) {
-				/* every earlier producer is done: finish as the put would have */
-				__rte_ring_enqueue_elems(r, pp->head, objs, sizeof(void *), n);
-				__atomic_store_n(&r->prod.tail, pp->head + n, __ATOMIC_RELEASE);
+				/* every earlier user of this side is done: finish as the dead one
+				 * would have (a copy it made already is made again, the same) */
+				if (take)
+					__rte_ring_dequeue_elems(r, pp->head, objs, sizeof(void *), n);
+				else
+					__rte_ring_enqueue_elems(r, pp->head, objs, sizeof(void *), n);
+				__atomic_store_n(&ht->tail, pp->head + n, __ATOMIC_RELEASE);
 				out->completed = n;
 				return RING_DONE;
 			}
@@ -309,7 +355,7 @@ mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
 	case MPE_PUT_FLUSH:
 		if (c == NULL || ref->ring == NULL || pp->len0 > RTE_DIM(c->objs))
 			return -EINVAL;
-		rc = ring_finish(pp, ref->ring, c->objs, pp->len0, wait_ms, out);
+		rc = ring_finish(pp, ref->ring, c->objs, pp->len0, 0, wait_ms, out);
 		if (rc < 0)
 			return rc;
 		/* in the ring now: out of the cache, unless the put had emptied it already */
@@ -327,11 +373,28 @@ mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
 	case MPE_PUT_RING:
 		if (ref->ring == NULL)
 			return -EINVAL;
-		rc = ring_finish(pp, ref->ring, pp->objs, n, wait_ms, out);
+		rc = ring_finish(pp, ref->ring, pp->objs, n, 0, wait_ms, out);
 		if (rc < 0)
 			return rc;
 		if (rc == RING_DONE)
 			n = 0;
+		break;
+	case MPE_PUT_FILL:
+		/* objs[] is not the fill's: nothing to put back */
+		n = 0;
+		if (c == NULL || ref->ring == NULL || pp->len0 > RTE_DIM(c->objs) ||
+		    (pp->head_set && pp->n > RTE_DIM(c->objs) - pp->len0))
+			return -EINVAL;
+		if (pp->head_set && c->len == pp->len0 + pp->n)
+			break; /* counted by the cache: done */
+		if (c->len != pp->len0)
+			return -EINVAL;
+		rc = ring_finish(pp, ref->ring, &c->objs[pp->len0], pp->n, 1, wait_ms, out);
+		if (rc < 0)
+			return rc;
+		/* taken from the ring and copied: the cache counts them, as the fill would */
+		if (rc == RING_DONE)
+			c->len = pp->len0 + pp->n;
 		break;
 	default: /* NONE; OPAQUE: DPDK's free, which is not undone */
 		n = 0;

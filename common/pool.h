@@ -32,6 +32,9 @@ enum mpe_pool_put_state {
 	MPE_PUT_RING,	  /* objs[0..n) are going to the ring (head, once head_set) */
 	MPE_PUT_OPAQUE,	  /* objs[0] is being freed by DPDK (a shared or indirect mbuf, a foreign
 			   * pool): its fate is unknown to the primary */
+	MPE_PUT_FILL,	  /* the cache is being filled from the ring: n entries taken from the
+			   * ring at head (once head_set), copied to the cache at len0, and
+			   * counted by the cache once its len is len0 + n */
 };
 
 struct mpe_pool_put {
@@ -53,13 +56,15 @@ struct mpe_pool_ref {
 	struct rte_mempool *mp;
 	struct rte_ring *ring;
 	struct rte_mempool_cache *cache;
+	uint32_t fill_below; /* mpe_pool_rx_enter fills a cache shorter than this (0: never) */
 };
 
 /* Fill @ref for returns to @mp from lcore @lcore_id. */
 void mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int lcore_id);
 
-/* Room a device call may fill in the cache with DPDK's own put: a transmit frees at most
- * this many mbufs (the burst given and earlier ones completed). */
+/* Entries a device call may add to the cache with DPDK's own put (a transmit frees at most
+ * this many mbufs: the burst given and earlier ones completed), or take from it with DPDK's
+ * get (a receive allocates at most this many: a burst, or a driver's refill of its ring). */
 #define MPE_POOL_DEV_ROOM 64
 
 void mpe_pool_make_room(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref);
@@ -81,6 +86,20 @@ mpe_pool_dev_enter(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref, uint
 	*len0 = c->len;
 }
 
+void mpe_pool_fill(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref);
+
+/* Before a receive call, whose driver takes mbufs with DPDK's own get: when the cache cannot
+ * serve the call, DPDK refills it from the pool's ring, and a death between the move of the
+ * ring's consumer head and of its tail leaves the ring stuck for every other user, the slots
+ * taken unknown. Fill the cache here instead (a recoverable dequeue, recorded in @pp) when it
+ * holds fewer than a call takes at most, so that the call takes from the cache only. */
+static inline void
+mpe_pool_rx_enter(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
+{
+	if (unlikely(ref->cache != NULL && ref->cache->len < ref->fill_below))
+		mpe_pool_fill(pp, ref);
+}
+
 /* After a death inside a device call that may have returned mbufs (a transmit): keep the
  * entries the cache held when the call began (@len0), write off those it added, which DPDK
  * may have counted before writing, or all of them when the cache is shorter than at the start
@@ -96,17 +115,19 @@ void mpe_pool_free(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
 /* What mpe_pool_put_finish found and did. */
 struct mpe_pool_finish {
 	uint32_t state;	    /* the put's state at the death */
-	uint32_t completed; /* slots of its ring enqueue filled and published on its behalf */
+	uint32_t completed; /* slots of its ring enqueue filled, or of a fill's dequeue copied,
+			     * and published on its behalf */
 	uint32_t put_back;  /* its objects returned here, the put never having returned them */
 };
 
 /* After the process owning @pp died: finish or undo the put it left under way, so that every
- * object of it is in the pool exactly once and its cache holds nothing twice. objs[0..n) stay
- * as they were, for mpe_pool_free_except. Waits at most @wait_ms for the ring's other
- * producers. Returns 0; -EINVAL when @pp contradicts the cache (left alone); -EDEADLK when
- * the ring's head was moved but not yet recorded (the process died on the next instruction)
- * or other producers kept it apart: the ring stays stuck, and which slots the put reserved
- * is unknown. */
+ * object of it is in the pool exactly once and its cache holds nothing twice; finish a fill
+ * of its cache, so that the entries it took from the ring are in the cache. objs[0..n) of a
+ * put stay as they were, for mpe_pool_free_except. Waits at most @wait_ms for the ring's other
+ * producers (consumers, for a fill). Returns 0; -EINVAL when @pp contradicts the cache (left
+ * alone); -EDEADLK when the ring's head was moved but not yet recorded (the process died on
+ * the next instruction) or other users of that side kept it apart: the ring stays stuck, and
+ * which slots the dead process reserved is unknown. */
 int mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
 			unsigned int wait_ms, struct mpe_pool_finish *out);
 

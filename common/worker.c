@@ -551,7 +551,9 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->kept = 0;
 	h->done = 0;
 	/* a receive only takes from the cache (DPDK's get leaves no stale entry): no room to
-	 * make, no length to record */
+	 * make, no length to record; but a cache too short for the call would be refilled by
+	 * DPDK, whose dequeue from the pool's ring cannot be finished after a death */
+	mpe_pool_rx_enter(&h->put, &w->pool_ref);
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_DEV;
 	rte_compiler_barrier();

@@ -200,26 +200,31 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 	char why[192];
 	int rc;
 
-	/* First the return to the pool it left under way, the only one a dead worker can leave
-	 * stuck and the only one that can be finished: after it, the dead worker holds nothing
-	 * of the pool's ring. Its objects are in the pool then, whatever its hand says. */
+	/* First the return to the pool, or the fill of its cache, it left under way: of what a
+	 * dead worker can leave stuck, the only ones that can be finished. After it, the dead
+	 * worker holds nothing of the pool's ring; a put's objects are in the pool then,
+	 * whatever its hand says, a fill's in its cache. */
 	mpe_pool_ref_init(&ref, p->pool, p->shm->conf.workers[id].lcore);
-	if (h->put.state != MPE_PUT_NONE)
+	if (h->put.state != MPE_PUT_NONE && h->put.state != MPE_PUT_FILL)
 		put.n = RTE_MIN(h->put.n, (uint32_t)MPE_POOL_PUT_MAX);
 	if (h->put.state == MPE_PUT_OPAQUE)
 		MPE_LOG(WARNING, engine, "worker %u: died inside DPDK's free of a shared or "
 			"foreign mbuf: it may be lost to the pool", id);
 	rc = mpe_pool_put_finish(&h->put, &ref, POOL_STUCK_MS, &fin);
 	if (rc == -EDEADLK) {
-		MPE_LOG(ERR, engine, "worker %u: died inside an enqueue to mempool %s's ring, "
-			"its slots unknown: every process that takes or returns mbufs will wait "
-			"for it for ever", id, p->pool->name);
+		MPE_LOG(ERR, engine, "worker %u: died inside %s mempool %s's ring, its slots "
+			"unknown: every process that takes or returns mbufs will wait for it for "
+			"ever", id, h->put.state == MPE_PUT_FILL ? "a dequeue from" : "an enqueue to",
+			p->pool->name);
 		return -EDEADLK;
 	}
 	if (rc < 0)
 		MPE_LOG(ERR, engine, "worker %u: the return to the pool it left under way "
 			"contradicts its cache (state %u): its mbufs are left alone", id,
 			fin.state);
+	else if (fin.state == MPE_PUT_FILL)
+		MPE_LOG(INFO, engine, "worker %u: died filling its mempool cache from the ring: "
+			"%u entries taken on its behalf", id, fin.completed);
 	else if (fin.completed + fin.put_back > 0)
 		MPE_LOG(INFO, engine, "worker %u: died returning mbufs to the pool (%s): %u "
 			"enqueued to the ring on its behalf, %u put back", id,

@@ -337,6 +337,129 @@ test_make_room(void)
 	printf("%s making room: %u deaths\n", failures ? "not ok" : "ok", steps - 1);
 }
 
+/* The fill of the cache before a receive call (mpe_pool_fill), cut short after each of its
+ * steps, with the ring holding @avail mbufs (the rest held elsewhere, given back before the
+ * pool is checked). */
+static void
+test_fill(unsigned int avail)
+{
+	static const char *const must[] = {"filling", "taken", "take recorded", "taken copied",
+					   "take done", "fill counted"};
+	static struct mpe_pool_put pp;
+	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache,
+				   .fill_below = MPE_POOL_DEV_ROOM};
+	static void *held[NB_MBUFS];
+	const char *seen[16];
+	volatile unsigned int nb_held;
+	unsigned int nb_seen = 0, k, left;
+	struct mpe_pool_finish fin;
+	volatile unsigned int steps;
+	uint32_t want;
+	char what[128];
+	int rc;
+
+	for (steps = 1; steps < 100; steps++) {
+		volatile int finished = 0;
+
+		reset_pool();
+		memset(&pp, 0, sizeof(pp));
+		/* no entry past the cache's length is of use: a fill must write what it counts */
+		memset(cache->objs, 0, sizeof(cache->objs));
+		for (k = 0; k < 10; k++)
+			cache->objs[cache->len++] = take();
+		for (nb_held = 0; rte_ring_count(ring) > avail; nb_held++)
+			held[nb_held] = take();
+		left = rte_ring_count(ring);
+		want = RTE_MIN(left, CACHE_SIZE - 10U);
+		died_at = NULL;
+		steps_left = steps;
+		if (setjmp(death) == 0) {
+			mpe_pool_rx_enter(&pp, &ref);
+			finished = 1;
+		}
+		steps_left = 0;
+		snprintf(what, sizeof(what), "filling from a ring of %u, death at step %u (%s)",
+			 avail, steps, died_at != NULL ? died_at : "none");
+		for (k = 0; died_at != NULL && k < nb_seen && strcmp(seen[k], died_at) != 0; k++)
+			;
+		if (died_at != NULL && k == nb_seen && nb_seen < RTE_DIM(seen))
+			seen[nb_seen++] = died_at;
+		rc = mpe_pool_put_finish(&pp, &ref, 20, &fin);
+		if (died_at != NULL && strcmp(died_at, "taken") == 0) {
+			/* the one step that cannot be finished: the slots are unknown */
+			CHECK(rc == -EDEADLK, "%s: finish gave %d, not -EDEADLK", what, rc);
+			CHECK(ring->cons.head != ring->cons.tail, "%s: the ring is not left open",
+			      what);
+			ring->cons.head = ring->cons.tail; /* for the check of the pool */
+		} else {
+			CHECK(rc == 0 && fin.put_back == 0, "%s: finish gave %d, %u put back", what,
+			      rc, fin.put_back);
+			CHECK(pp.state == MPE_PUT_NONE, "%s: the fill is still under way", what);
+			CHECK(ring->cons.head == ring->cons.tail, "%s: the ring's dequeue is left "
+			      "open", what);
+			if (died_at != NULL && (strcmp(died_at, "take recorded") == 0 ||
+						strcmp(died_at, "taken copied") == 0))
+				CHECK(fin.completed == want, "%s: %u of %u taken on its behalf", what,
+				      fin.completed, want);
+			/* the fill done, or never begun */
+			CHECK(cache->len == 10 + want ||
+			      (cache->len == 10 && rte_ring_count(ring) == left),
+			      "%s: %u in the cache, %u in the ring", what, cache->len,
+			      rte_ring_count(ring));
+			if (finished)
+				CHECK(cache->len == 10 + want, "%s: the cache has %u, not %u", what,
+				      cache->len, 10 + want);
+		}
+		if (nb_held > 0)
+			rte_ring_mp_enqueue_bulk(ring, held, nb_held, NULL);
+		check_pool(what, 0);
+		if (finished)
+			break;
+	}
+	for (k = 0; avail > 0 && k < RTE_DIM(must); k++) {
+		unsigned int j;
+
+		for (j = 0; j < nb_seen && strcmp(seen[j], must[k]) != 0; j++)
+			;
+		CHECK(j < nb_seen, "filling from a ring of %u: never died at \"%s\"", avail,
+		      must[k]);
+	}
+	CHECK(steps < 100, "filling: %u steps", steps);
+	printf("%s filling the cache from a ring of %u: %u deaths\n", failures ? "not ok" : "ok",
+	       avail, steps - 1);
+}
+
+/* A cache that can serve a receive call is not filled; one that cannot, is; no fill without a
+ * threshold (a cache too small to serve a call: DPDK's get bypasses it). */
+static void
+test_rx_enter(void)
+{
+	static struct mpe_pool_put pp;
+	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache,
+				   .fill_below = MPE_POOL_DEV_ROOM};
+	unsigned int k;
+
+	reset_pool();
+	for (k = 0; k < MPE_POOL_DEV_ROOM; k++)
+		cache->objs[cache->len++] = take();
+	mpe_pool_rx_enter(&pp, &ref);
+	CHECK(cache->len == MPE_POOL_DEV_ROOM, "a cache of %u filled to %u", MPE_POOL_DEV_ROOM,
+	      cache->len);
+	cache->len--;
+	rte_ring_mp_enqueue(ring, cache->objs[cache->len]);
+	mpe_pool_rx_enter(&pp, &ref);
+	CHECK(cache->len == CACHE_SIZE, "a cache of %u filled to %u, not %u",
+	      MPE_POOL_DEV_ROOM - 1, cache->len, CACHE_SIZE);
+	ref.fill_below = 0;
+	cache->len = 0;
+	reset_pool();
+	mpe_pool_rx_enter(&pp, &ref);
+	CHECK(cache->len == 0, "no threshold, yet filled to %u", cache->len);
+	check_pool("receive entry", 0);
+	printf("%s filling only a cache that cannot serve a receive\n",
+	       failures ? "not ok" : "ok");
+}
+
 /* After a death in a transmit call: what the cache gained in the call is written off. */
 static void
 test_trust_cache(void)
@@ -392,6 +515,10 @@ main(void)
 		       s->name, steps - 1, nb_seen);
 	}
 	test_make_room();
+	test_fill(NB_MBUFS);
+	test_fill(100);
+	test_fill(0);
+	test_rx_enter();
 	test_trust_cache();
 	printf("%s\n", failures ? "FAILED" : "all passed");
 	return failures != 0;

@@ -3,12 +3,15 @@
 # ring's head and its tail, leaves every later user of the pool spinning for ever. The primary
 # must not be one of them: it sees the ring stuck before it recovers anything, says so, kills
 # the workers, removes the hugepage files and the runtime directory and exits 1, in seconds.
-# (A worker's own returns to the pool record their reservation and are finished for it, see
-# life_pool_put; DPDK's get, inside a driver's receive call, cannot be.)
+# (A worker's own returns to the pool and fills of its cache record their reservation and are
+# finished for it, see life_pool_put and life_pool_fill; DPDK's get, inside a driver's receive
+# call, cannot be. A worker fills its cache before each receive call, so that the call takes
+# from the cache only; a cache of at most 64 (mbuf_cache) is too small for that, and DPDK's get
+# takes a burst of 32 from the ring itself.)
 # The death is made exact with gdb: worker 0 (the first of a pipeline with rx = workers: it
-# receives from net_null, whose receive allocates mbufs, and frees none, so its cache keeps
-# refilling from the pool's ring) is stopped on the instruction after the compare-and-swap
-# that moved the ring's consumer head, then killed there.
+# receives from net_null, whose receive allocates mbufs, and frees none) is stopped on the
+# instruction after the compare-and-swap that moved the ring's consumer head, then killed
+# there.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$MODEL" = thread ]; then
@@ -19,7 +22,7 @@ fi
 require_gdb || { finish; exit $?; }
 
 cfg=$TMP/engine.ini
-printf '[engine]\nshape = pipeline\nrx = workers\ntx = workers\n\n' > "$cfg"
+printf '[engine]\nshape = pipeline\nrx = workers\ntx = workers\nmbuf_cache = 32\n\n' > "$cfg"
 printf '[port 0]\ndevice = net_null0\npeer = 1\n\n[port 1]\ndevice = net_null1\npeer = 0\n' >> "$cfg"
 printf '\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
 log=$TMP/primary.log
