@@ -49,7 +49,8 @@ publish(volatile uint32_t *word, uint32_t value)
 }
 
 void
-mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int lcore_id)
+mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int lcore_id,
+		  unsigned int burst)
 {
 	const struct rte_mempool_ops *ops = rte_mempool_get_ops(mp->ops_index);
 	struct rte_ring *r = mp->pool_data;
@@ -61,10 +62,11 @@ mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int
 	    r->prod.sync_type == RTE_RING_SYNC_MT)
 		ref->ring = r;
 	ref->cache = rte_mempool_default_cache(mp, lcore_id);
+	ref->room = RTE_MAX(burst, (unsigned int)MPE_POOL_DEV_ROOM);
 	/* a cache of at most what one call takes cannot be filled ahead of the call */
 	ref->fill_below = 0;
-	if (ref->ring != NULL && ref->cache != NULL && ref->cache->size > MPE_POOL_DEV_ROOM)
-		ref->fill_below = MPE_POOL_DEV_ROOM;
+	if (ref->ring != NULL && ref->cache != NULL && ref->cache->size > ref->room)
+		ref->fill_below = ref->room;
 }
 
 /* Enqueue @objs[0..n) to the pool's ring as rte_ring_mp_enqueue_bulk does, with the slots it
@@ -81,6 +83,7 @@ ring_put(struct mpe_pool_put *pp, struct rte_ring *r, void *const *objs, uint32_
 	MPE_POOL_STEP("reserved");
 	pp->head = head;
 	publish(&pp->head_set, 1);
+	rte_compiler_barrier(); /* nothing of the enqueue is done before the record */
 	MPE_POOL_STEP("head recorded");
 	__rte_ring_enqueue_elems(r, head, objs, sizeof(void *), n);
 	MPE_POOL_STEP("written");
@@ -127,6 +130,7 @@ mpe_pool_fill(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
 		pp->n = n;
 		pp->head = head;
 		publish(&pp->head_set, 1);
+		rte_compiler_barrier(); /* nothing of the dequeue is done before the record */
 		MPE_POOL_STEP("take recorded");
 		__rte_ring_dequeue_elems(r, head, &c->objs[len], sizeof(void *), n);
 		MPE_POOL_STEP("taken copied");
@@ -393,8 +397,10 @@ mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
 		if (rc < 0)
 			return rc;
 		/* taken from the ring and copied: the cache counts them, as the fill would */
-		if (rc == RING_DONE)
+		if (rc == RING_DONE) {
 			c->len = pp->len0 + pp->n;
+			out->counted = pp->n;
+		}
 		break;
 	default: /* NONE; OPAQUE: DPDK's free, which is not undone */
 		n = 0;
@@ -464,7 +470,7 @@ mpe_pool_audit(struct rte_mempool *mp, unsigned int *missing, unsigned int *twic
 	uint32_t i, idx;
 	unsigned int lcore;
 
-	mpe_pool_ref_init(&ref, mp, 0);
+	mpe_pool_ref_init(&ref, mp, 0, 0);
 	if (ref.ring == NULL)
 		return -ENOTSUP;
 	o.v = calloc(o.size, sizeof(void *));

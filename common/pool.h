@@ -56,15 +56,18 @@ struct mpe_pool_ref {
 	struct rte_mempool *mp;
 	struct rte_ring *ring;
 	struct rte_mempool_cache *cache;
+	uint32_t room;	     /* entries one device call may add to the cache or take from it */
 	uint32_t fill_below; /* mpe_pool_rx_enter fills a cache shorter than this (0: never) */
 };
 
-/* Fill @ref for returns to @mp from lcore @lcore_id. */
-void mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int lcore_id);
+/* Fill @ref for returns to @mp from lcore @lcore_id, whose device calls are given at most
+ * @burst packets. */
+void mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int lcore_id,
+		       unsigned int burst);
 
-/* Entries a device call may add to the cache with DPDK's own put (a transmit frees at most
- * this many mbufs: the burst given and earlier ones completed), or take from it with DPDK's
- * get (a receive allocates at most this many: a burst, or a driver's refill of its ring). */
+/* Entries a device call may add to the cache with DPDK's own put (a transmit frees the burst
+ * given and earlier ones completed), or take from it with DPDK's get (a receive allocates a
+ * burst, or a driver's refill of its ring): the burst, and at least this many. */
 #define MPE_POOL_DEV_ROOM 64
 
 void mpe_pool_make_room(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref);
@@ -81,18 +84,19 @@ mpe_pool_dev_enter(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref, uint
 
 	if (c == NULL)
 		return;
-	if (unlikely(c->len + MPE_POOL_DEV_ROOM > c->flushthresh))
+	if (unlikely(c->len + ref->room > c->flushthresh))
 		mpe_pool_make_room(pp, ref);
 	*len0 = c->len;
 }
 
 void mpe_pool_fill(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref);
 
-/* Before a receive call, whose driver takes mbufs with DPDK's own get: when the cache cannot
- * serve the call, DPDK refills it from the pool's ring, and a death between the move of the
- * ring's consumer head and of its tail leaves the ring stuck for every other user, the slots
- * taken unknown. Fill the cache here instead (a recoverable dequeue, recorded in @pp) when it
- * holds fewer than a call takes at most, so that the call takes from the cache only. */
+/* Before a receive call, whose driver takes mbufs with DPDK's own get (and before any other
+ * allocation through DPDK, a copy): when the cache cannot serve the call, DPDK refills it from
+ * the pool's ring, and a death between the move of the ring's consumer head and of its tail
+ * leaves the ring stuck for every other user, the slots taken unknown. Fill the cache here
+ * instead (a recoverable dequeue, recorded in @pp) when it holds fewer than a call takes at
+ * most, so that the call takes from the cache only. */
 static inline void
 mpe_pool_rx_enter(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
 {
@@ -118,6 +122,7 @@ struct mpe_pool_finish {
 	uint32_t completed; /* slots of its ring enqueue filled, or of a fill's dequeue copied,
 			     * and published on its behalf */
 	uint32_t put_back;  /* its objects returned here, the put never having returned them */
+	uint32_t counted;   /* entries a fill had taken from the ring, counted here in its cache */
 };
 
 /* After the process owning @pp died: finish or undo the put it left under way, so that every

@@ -105,7 +105,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		snprintf(err, err_size, "mempool %s not found", MPE_NAME_POOL);
 		return -ENOENT;
 	}
-	mpe_pool_ref_init(&w->pool_ref, w->pool, wc->lcore);
+	mpe_pool_ref_init(&w->pool_ref, w->pool, wc->lcore, conf->burst);
 
 	w->nb_stages = wc->nb_stages;
 	for (i = 0; i < wc->nb_stages; i++) {
@@ -499,6 +499,7 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 
 		if (!(mpe_meta(pkts[i], off)->flags & MPE_META_MIRROR))
 			continue;
+		mpe_pool_rx_enter(&h->put, &w->pool_ref); /* the copy allocates with DPDK's get */
 		c = rte_pktmbuf_copy(pkts[i], w->pool, 0, UINT32_MAX);
 		if (c == NULL)
 			in->mirror_drops++;
@@ -551,15 +552,17 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->kept = 0;
 	h->done = 0;
 	/* a receive only takes from the cache (DPDK's get leaves no stale entry): no room to
-	 * make, no length to record; but a cache too short for the call would be refilled by
-	 * DPDK, whose dequeue from the pool's ring cannot be finished after a death */
-	mpe_pool_rx_enter(&h->put, &w->pool_ref);
+	 * make, no length to record */
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_DEV;
 	rte_compiler_barrier();
 	/* round robin over the ports from the one after the last that had packets */
 	for (k = 0, i = *next; k < w->nb_rx_ports && n == 0; k++) {
 		port = w->rx_ports[i];
+		/* a cache too short for the call would be refilled by DPDK, whose dequeue from
+		 * the pool's ring cannot be finished after a death */
+		mpe_pool_rx_enter(&h->put, &w->pool_ref);
+		rte_compiler_barrier();
 		n = rte_eth_rx_burst(conf->ports[port].port_id, w->rx_queue, h->pkts, w->burst);
 		if (++i == w->nb_rx_ports)
 			i = 0;

@@ -204,7 +204,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 	 * dead worker can leave stuck, the only ones that can be finished. After it, the dead
 	 * worker holds nothing of the pool's ring; a put's objects are in the pool then,
 	 * whatever its hand says, a fill's in its cache. */
-	mpe_pool_ref_init(&ref, p->pool, p->shm->conf.workers[id].lcore);
+	mpe_pool_ref_init(&ref, p->pool, p->shm->conf.workers[id].lcore, p->shm->conf.burst);
 	if (h->put.state != MPE_PUT_NONE && h->put.state != MPE_PUT_FILL)
 		put.n = RTE_MIN(h->put.n, (uint32_t)MPE_POOL_PUT_MAX);
 	if (h->put.state == MPE_PUT_OPAQUE)
@@ -224,7 +224,8 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 			fin.state);
 	else if (fin.state == MPE_PUT_FILL)
 		MPE_LOG(INFO, engine, "worker %u: died filling its mempool cache from the ring: "
-			"%u entries taken on its behalf", id, fin.completed);
+			"%u entries taken on its behalf, %u counted into its cache", id,
+			fin.completed, fin.counted);
 	else if (fin.completed + fin.put_back > 0)
 		MPE_LOG(INFO, engine, "worker %u: died returning mbufs to the pool (%s): %u "
 			"enqueued to the ring on its behalf, %u put back", id,

@@ -5,11 +5,13 @@
  * in the pool exactly once, unchained. No EAL: the pool, its ring and the cache live in
  * ordinary memory, and a mempool driver over that ring serves DPDK's own frees.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -50,6 +52,9 @@ mpe_test_pool_step(const char *step)
 
 static struct rte_mempool *mp;
 static struct rte_ring *ring;
+/* where the ring's indices start: 0, or close below their wrap (UINT32_MAX - 300: the pool's
+ * 600 mbufs then also cross the end of the ring's slots) */
+static uint32_t ring_start;
 static struct rte_mempool_cache *cache;
 static struct rte_mbuf *mbufs;
 
@@ -121,7 +126,7 @@ reset_pool(void)
 	void *objs[NB_MBUFS];
 	int i;
 
-	ring->prod.head = ring->prod.tail = ring->cons.head = ring->cons.tail = 0;
+	ring->prod.head = ring->prod.tail = ring->cons.head = ring->cons.tail = ring_start;
 	cache->len = 0;
 	memset(mbufs, 0, sizeof(*mbufs) * NB_MBUFS);
 	for (i = 0; i < NB_MBUFS; i++) {
@@ -362,7 +367,12 @@ test_fill(unsigned int avail)
 		volatile int finished = 0;
 
 		reset_pool();
+		/* as the last put or fill left it: its reservation recorded, long done */
 		memset(&pp, 0, sizeof(pp));
+		pp.head_set = 1;
+		pp.head = ring->cons.tail - 100;
+		pp.n = 77;
+		pp.len0 = 3;
 		/* no entry past the cache's length is of use: a fill must write what it counts */
 		memset(cache->objs, 0, sizeof(cache->objs));
 		for (k = 0; k < 10; k++)
@@ -425,8 +435,94 @@ test_fill(unsigned int avail)
 		      must[k]);
 	}
 	CHECK(steps < 100, "filling: %u steps", steps);
-	printf("%s filling the cache from a ring of %u: %u deaths\n", failures ? "not ok" : "ok",
-	       avail, steps - 1);
+	printf("%s filling the cache from a ring of %u, indices from %u: %u deaths\n",
+	       failures ? "not ok" : "ok", avail, ring_start, steps - 1);
+}
+
+/* Another taker, ahead of the fill in the ring, not done yet (a live process, slower). */
+struct taker {
+	uint32_t head, n;
+	void *objs[16];
+	int release_after_ms; /* < 0: never */
+};
+
+static void *
+taker_release(void *arg)
+{
+	struct taker *tk = arg;
+
+	if (tk->release_after_ms > 0)
+		rte_delay_us_sleep((unsigned int)tk->release_after_ms * 1000);
+	__rte_ring_dequeue_elems(ring, tk->head, tk->objs, sizeof(void *), tk->n);
+	__atomic_store_n(&ring->cons.tail, tk->head + tk->n, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A fill that dies behind another taker: its recovery waits for that taker, then finishes;
+ * or, the taker never done within the wait, gives up (-EDEADLK) and touches nothing. */
+static void
+test_fill_behind(int release_after_ms)
+{
+	static struct mpe_pool_put pp;
+	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache,
+				   .fill_below = MPE_POOL_DEV_ROOM};
+	struct taker tk = {.n = 8, .release_after_ms = release_after_ms};
+	struct mpe_pool_finish fin;
+	volatile unsigned int steps;
+	pthread_t th;
+	uint32_t want;
+	char what[128];
+	int rc;
+
+	/* deaths after the record and after the copy: the fill's own tail move would wait for
+	 * the taker, which nothing here would ever let go */
+	for (steps = 3; steps <= 4; steps++) {
+		reset_pool();
+		memset(&pp, 0, sizeof(pp));
+		memset(cache->objs, 0, sizeof(cache->objs));
+		tk.head = ring->cons.head;
+		ring->cons.head += tk.n; /* the taker's reservation */
+		want = RTE_MIN(rte_ring_count(ring) - tk.n, (uint32_t)CACHE_SIZE);
+		died_at = NULL;
+		steps_left = steps;
+		if (setjmp(death) == 0) {
+			mpe_pool_rx_enter(&pp, &ref);
+			steps_left = 0;
+			CHECK(0, "behind a taker: the fill ran past its tail move");
+			return;
+		}
+		steps_left = 0;
+		snprintf(what, sizeof(what), "filling behind a taker released after %d ms, death "
+			 "at step %u (%s)", release_after_ms, steps, died_at);
+		if (release_after_ms >= 0 && pthread_create(&th, NULL, taker_release, &tk) != 0) {
+			printf("FAIL no thread\n");
+			exit(1);
+		}
+		rc = mpe_pool_put_finish(&pp, &ref, 50, &fin);
+		if (release_after_ms >= 0) {
+			pthread_join(th, NULL);
+			CHECK(rc == 0 && fin.completed == want && fin.counted == want &&
+			      cache->len == want,
+			      "%s: finish gave %d, %u taken, %u counted, cache %u, %u expected", what,
+			      rc, fin.completed, fin.counted, cache->len, want);
+		} else {
+			CHECK(rc == -EDEADLK && cache->len == 0 &&
+			      ring->cons.tail == tk.head,
+			      "%s: finish gave %d, cache %u, the taker's slots passed: %d", what, rc,
+			      cache->len, ring->cons.tail != tk.head);
+			tk.release_after_ms = 0;
+			taker_release(&tk); /* let go now, for the check of the pool */
+			tk.release_after_ms = -1;
+			rc = mpe_pool_put_finish(&pp, &ref, 50, &fin);
+			CHECK(rc == 0 && fin.counted == want, "%s, then the taker done: finish gave "
+			      "%d, %u counted", what, rc, fin.counted);
+		}
+		rte_ring_mp_enqueue_bulk(ring, tk.objs, tk.n, NULL);
+		check_pool(what, 0);
+	}
+	printf("%s filling behind another taker (%s)\n", failures ? "not ok" : "ok",
+	       release_after_ms >= 0 ? "it finishes during the recovery" :
+				       "it does not finish in time");
 }
 
 /* A cache that can serve a receive call is not filled; one that cannot, is; no fill without a
@@ -450,6 +546,16 @@ test_rx_enter(void)
 	mpe_pool_rx_enter(&pp, &ref);
 	CHECK(cache->len == CACHE_SIZE, "a cache of %u filled to %u, not %u",
 	      MPE_POOL_DEV_ROOM - 1, cache->len, CACHE_SIZE);
+	{
+		/* what a receive then takes with DPDK's get comes from the cache alone */
+		void *objs[MPE_POOL_DEV_ROOM];
+		uint32_t head = ring->cons.head;
+
+		CHECK(rte_mempool_generic_get(mp, objs, MPE_POOL_DEV_ROOM, cache) == 0 &&
+		      ring->cons.head == head && cache->len == CACHE_SIZE - MPE_POOL_DEV_ROOM,
+		      "DPDK's get after a fill went to the ring");
+		rte_ring_mp_enqueue_bulk(ring, objs, MPE_POOL_DEV_ROOM, NULL);
+	}
 	ref.fill_below = 0;
 	cache->len = 0;
 	reset_pool();
@@ -488,9 +594,11 @@ test_trust_cache(void)
 int
 main(void)
 {
-	unsigned int i, j, steps;
+	unsigned int i, j, steps, pass;
 
 	setup();
+	for (pass = 0; pass < 2; pass++) {
+	ring_start = pass == 0 ? 0 : UINT32_MAX - 300;
 	for (i = 0; i < RTE_DIM(scenarios); i++) {
 		const struct scenario *s = &scenarios[i];
 		const char *seen[64];
@@ -511,13 +619,17 @@ main(void)
 				;
 			CHECK(k < nb_seen, "%s: never died at \"%s\"", s->name, s->must_die_at[j]);
 		}
-		printf("%s %s: %u deaths, at %u distinct steps\n", failures ? "not ok" : "ok",
-		       s->name, steps - 1, nb_seen);
+		printf("%s %s, indices from %u: %u deaths, at %u distinct steps\n",
+		       failures ? "not ok" : "ok", s->name, ring_start, steps - 1, nb_seen);
 	}
 	test_make_room();
 	test_fill(NB_MBUFS);
 	test_fill(100);
 	test_fill(0);
+	}
+	ring_start = 0;
+	test_fill_behind(5);
+	test_fill_behind(-1);
 	test_rx_enter();
 	test_trust_cache();
 	printf("%s\n", failures ? "FAILED" : "all passed");

@@ -103,10 +103,39 @@ for point in filling recorded moved; do
 		[ "$(grep -c "back after" "$log" || true)" -ge "$deaths" ]
 done
 
-check "recorded: the primary took the recorded slots into the cache and moved the tail" \
-	grep -qE "worker 0: died filling its mempool cache from the ring: [1-9][0-9]* entries taken on its behalf" "$log"
+# what each recovery did, in the order of the deaths
+mapfile -t did < <(sed -n 's/^mpe.engine: worker 0: died filling its mempool cache from the ring: //p' "$log")
+printf '# %s\n' "${did[@]}"
+check "filling: nothing taken yet, nothing to finish (${did[0]:-none})" \
+	cond '[[ "${did[0]}" == "0 entries taken on its behalf, 0 counted into its cache" ]]'
+check "recorded: the primary took the recorded slots into the cache and moved the tail (${did[1]:-none})" \
+	cond '[[ "${did[1]}" =~ ^([1-9][0-9]*)\ entries\ taken\ on\ its\ behalf,\ ([1-9][0-9]*)\ counted ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]'
+check "moved: the primary counted what the worker had taken (${did[2]:-none})" \
+	cond '[[ "${did[2]}" =~ ^0\ entries\ taken\ on\ its\ behalf,\ [1-9][0-9]*\ counted ]]'
+check "no recovery found the fill at odds with the cache" cond '! grep -q "contradicts its cache" "$log"'
 check "the ring was never left stuck" cond '! grep -q "left half done" "$log"'
-grep "died filling" "$log" | sed 's/^/# /'
+
+# The receive calls themselves no longer dequeue from the pool's ring: the ring driver's
+# dequeue (found as life_pool_stuck finds it) is never entered by worker 0 in 3 s.
+cat > "$TMP/nodeq.py" <<'EOF'
+import gdb, threading
+ops_t = "((struct rte_mempool_ops_table *)&rte_mempool_ops_table)"
+n = int(gdb.parse_and_eval(ops_t + "->num_ops"))
+fn = next(int(gdb.parse_and_eval(ops_t + "->ops[%d]" % i)["dequeue"]) for i in range(n)
+          if gdb.parse_and_eval(ops_t + "->ops[%d]" % i)["name"].string() == "ring_mp_mc")
+gdb.execute("break *%d" % fn)
+threading.Timer(3.0, lambda: gdb.post_event(lambda: gdb.execute("interrupt"))).start()
+gdb.execute("continue")
+print("DEQUEUE-ENTERED" if int(gdb.parse_and_eval("$pc")) == fn else "NO-DEQUEUE")
+gdb.execute("delete")
+gdb.execute("detach")
+EOF
+pid=$(worker_pid 0)
+timeout 60 gdb -p "$pid" -batch -nx -ex "add-symbol-file $PRIMARY -o 0" -ex "source $TMP/nodeq.py" > "$TMP/gdb-nodeq.log" 2>&1 || true
+check "worker 0's receive calls take from its cache only: no dequeue from the ring in 3 s" \
+	grep -q "^NO-DEQUEUE" "$TMP/gdb-nodeq.log"
+grep -q "^NO-DEQUEUE\|^DEQUEUE-ENTERED" "$TMP/gdb-nodeq.log" || tail -5 "$TMP/gdb-nodeq.log"
+check "worker 0 still runs after gdb left it" alive "$pid"
 sleep 0.3
 rc=0
 stop_primary 30 || rc=$?
