@@ -78,6 +78,16 @@ mpe_launch_check(struct mpe_primary *p)
 		if (rc < 0)
 			MPE_LOG(WARNING, engine, "workers' output not prefixed: %s", strerror(-rc));
 	}
+	/* a worker's receive calls take from its cache only when the cache can be filled ahead
+	 * of them (mpe_pool_rx_enter); else DPDK refills it inside the call, unrecoverably */
+	for (i = 0; i < conf->nb_workers && !mpe_config_worker_receives(conf, i); i++)
+		;
+	if (i < conf->nb_workers &&
+	    conf->mbuf_cache <= RTE_MAX(conf->burst, (uint32_t)MPE_POOL_DEV_ROOM))
+		MPE_LOG(NOTICE, engine, "mbuf_cache %u is too small to be filled ahead of a "
+			"receive call (more than %u needed): a worker killed inside DPDK's refill of "
+			"its cache leaves the mbuf pool unusable, and the engine then stops",
+			conf->mbuf_cache, RTE_MAX(conf->burst, (uint32_t)MPE_POOL_DEV_ROOM));
 	for (i = 0; i < conf->nb_workers; i++) {
 		const struct mpe_worker_conf *wc = &conf->workers[i];
 

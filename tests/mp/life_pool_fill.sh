@@ -113,6 +113,8 @@ check "recorded: the primary took the recorded slots into the cache and moved th
 check "moved: the primary counted what the worker had taken (${did[2]:-none})" \
 	cond '[[ "${did[2]}" =~ ^0\ entries\ taken\ on\ its\ behalf,\ [1-9][0-9]*\ counted ]]'
 check "no recovery found the fill at odds with the cache" cond '! grep -q "contradicts its cache" "$log"'
+check "the default cache is large enough to be filled ahead: no notice about it" \
+	cond '! grep -q "too small to be filled ahead" "$log"'
 check "the ring was never left stuck" cond '! grep -q "left half done" "$log"'
 
 # The receive calls themselves no longer dequeue from the pool's ring: the ring driver's

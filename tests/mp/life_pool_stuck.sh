@@ -28,6 +28,8 @@ printf '\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
 check "engine runs" wait_for "$log" "running:" 30
+check "it says the cache is too small to be filled ahead of a receive call" \
+	grep -q "mbuf_cache 32 is too small to be filled ahead of a receive call (more than 64 needed)" "$log"
 w0=$(worker_pid 0)
 w1=$(worker_pid 1)
 EXTRA_PIDS+=" $w0 $w1"
