@@ -260,6 +260,22 @@ leave_down(struct mpe_primary *p, unsigned int id, const char *why)
 		n);
 }
 
+/* Recover worker @id; when the pool's ring is left half done for good, the pool cannot be
+ * used any more: the engine stops. */
+static int
+recover(struct mpe_primary *p, unsigned int id)
+{
+	char stuck[192];
+	int lost = mpe_recover_worker(p, id, stuck, sizeof(stuck));
+
+	if (lost == -EDEADLK) {
+		MPE_LOG(ERR, engine, "worker %u: %s: every process that takes or returns mbufs "
+			"will wait for it for ever", id, stuck);
+		mpe_primary_abort(p, "the mbuf pool can no longer be used");
+	}
+	return lost;
+}
+
 /* A worker process ended while the engine runs: recover what it held, then respawn it after
  * a back-off, or leave it down when it restarts too often. */
 static void
@@ -275,9 +291,7 @@ worker_died(struct mpe_primary *p, unsigned int id)
 	rte_wmb();
 	mpe_inspect_worker_gone(p, id);
 	p->life[id].died_tsc = now;
-	lost = mpe_recover_worker(p, id);
-	if (lost == -EDEADLK)
-		mpe_primary_abort(p, "the mbuf pool can no longer be used");
+	lost = recover(p, id);
 	MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
 		slot->ctl.last_cause, lost < 0 ? 0 : lost);
 	if (!conf->restart || p->no_spawn) {
@@ -317,9 +331,7 @@ died_stopping(struct mpe_primary *p, unsigned int id)
 	slot->status.state = MPE_WORKER_FAILED;
 	rte_wmb();
 	mpe_inspect_worker_gone(p, id);
-	lost = mpe_recover_worker(p, id);
-	if (lost == -EDEADLK)
-		mpe_primary_abort(p, "the mbuf pool can no longer be used");
+	lost = recover(p, id);
 	queued = mpe_recover_drain_input(p, id);
 	MPE_LOG(ERR, engine, "worker %u: %s while the engine %s; %d mbufs reclaimed from its "
 		"hands, %u packets queued for it dropped (worker_down)", id,

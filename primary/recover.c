@@ -18,6 +18,7 @@
 #include "log.h"
 #include "names.h"
 #include "primary.h"
+#include "worker.h"
 
 /* The worker's input and output rings (none in the rss shape; no input ring when the worker
  * polls the ports itself, no output ring when it transmits itself). */
@@ -185,8 +186,51 @@ mpe_recover_pool_stuck(struct rte_mempool *mp, char *why, size_t size)
 	return 1;
 }
 
+/* Whether worker @j's process is gone (dead or a zombie), though not recovered yet. */
+static int
+gone_unrecovered(const struct mpe_primary *p, unsigned int j)
+{
+	const struct mpe_worker_slot *slot = &p->shm->workers[j];
+	pid_t pid = p->pids[j] > 0 ? p->pids[j] : p->no_spawn ? slot->status.pid : 0;
+
+	return pid > 0 && mpe_worker_process_gone(pid);
+}
+
+/* Two workers dead inside operations on the pool's ring, the later one's recovery first: its
+ * slots wait for the earlier one's, which no one finishes. Finish, here, the reservations
+ * other dead workers recorded (their recovery, when their end is seen, finds nothing under
+ * way; a put's objects are past its hand's `from` by then). Returns how many were finished. */
+static unsigned int
+finish_other_dead(struct mpe_primary *p, unsigned int id)
+{
+	unsigned int j, done = 0;
+
+	for (j = 0; j < p->shm->conf.nb_workers; j++) {
+		struct mpe_pool_put *pp = &p->shm->workers[j].hand.put;
+		struct mpe_pool_finish fin;
+		struct mpe_pool_ref ref;
+		uint32_t state = pp->state;
+
+		if (j == id || !pp->head_set || (state != MPE_PUT_FLUSH && state != MPE_PUT_RING &&
+						 state != MPE_PUT_FILL) ||
+		    !gone_unrecovered(p, j))
+			continue;
+		mpe_pool_ref_init(&ref, p->pool, p->shm->conf.workers[j].lcore,
+				  p->shm->conf.burst);
+		if (mpe_pool_put_finish(pp, &ref, POOL_STUCK_MS, &fin) < 0)
+			continue;
+		MPE_LOG(NOTICE, engine, "worker %u: its recovery waits for worker %u, dead too: "
+			"what worker %u left in mempool %s's ring (%s) is finished first: %u slots "
+			"on its behalf, %u put back, %u counted into its cache", id, j, j,
+			p->pool->name, mpe_pool_put_state_name(state), fin.completed, fin.put_back,
+			fin.counted);
+		done++;
+	}
+	return done;
+}
+
 int
-mpe_recover_worker(struct mpe_primary *p, unsigned int id)
+mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t size)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	struct mpe_worker_hand *h = &slot->hand;
@@ -197,7 +241,6 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 	/* a transmit call it died in may have left DPDK's put half done in its cache */
 	const int in_tx_call = h->phase == MPE_HAND_DEV && h->n != 0;
 	uint32_t lost = 0, taken, sent, n, off;
-	char why[192];
 	int rc;
 
 	/* First the return to the pool, or the fill of its cache, it left under way: of what a
@@ -211,11 +254,13 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 		MPE_LOG(WARNING, engine, "worker %u: died inside DPDK's free of a shared or "
 			"foreign mbuf: it may be lost to the pool", id);
 	rc = mpe_pool_put_finish(&h->put, &ref, POOL_STUCK_MS, &fin);
+	if (rc == -EDEADLK && h->put.head_set && finish_other_dead(p, id) > 0)
+		rc = mpe_pool_put_finish(&h->put, &ref, POOL_STUCK_MS, &fin);
 	if (rc == -EDEADLK) {
-		MPE_LOG(ERR, engine, "worker %u: died inside %s mempool %s's ring, its slots "
-			"unknown: every process that takes or returns mbufs will wait for it for "
-			"ever", id, h->put.state == MPE_PUT_FILL ? "a dequeue from" : "an enqueue to",
-			p->pool->name);
+		snprintf(stuck, size, "%s mempool %s's ring it died in %s",
+			 h->put.state == MPE_PUT_FILL ? "the dequeue from" : "the enqueue to",
+			 p->pool->name, h->put.head_set ? "waits for an earlier one that nobody "
+			 "finishes" : "has its slots unknown");
 		return -EDEADLK;
 	}
 	if (rc < 0)
@@ -230,12 +275,11 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id)
 		MPE_LOG(INFO, engine, "worker %u: died returning mbufs to the pool (%s): %u "
 			"enqueued to the ring on its behalf, %u put back", id,
 			mpe_pool_put_state_name(fin.state), fin.completed, fin.put_back);
-	/* before anything goes back to the pool: a stuck pool ring would hang the supervisor */
-	if (mpe_recover_pool_stuck(p->pool, why, sizeof(why))) {
-		MPE_LOG(ERR, engine, "worker %u: %s: every process that takes or returns mbufs "
-			"will wait for it for ever", id, why);
+	/* before anything goes back to the pool: a stuck pool ring would hang the supervisor
+	 * (unless what holds it is another dead worker's recorded reservation) */
+	if (mpe_recover_pool_stuck(p->pool, stuck, size) &&
+	    (finish_other_dead(p, id) == 0 || mpe_recover_pool_stuck(p->pool, stuck, size)))
 		return -EDEADLK;
-	}
 	rc = worker_rings(&p->shm->conf, id, &in, &out);
 	if (rc < 0) {
 		lost = recover_ports(p, id, &put, h);
