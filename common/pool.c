@@ -344,18 +344,16 @@ put_back(const struct mpe_pool_ref *ref, void *const *objs, uint32_t n)
 }
 
 int
-mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
-		    unsigned int wait_ms, struct mpe_pool_finish *out)
+mpe_pool_slots_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
+		      unsigned int wait_ms, struct mpe_pool_finish *out)
 {
 	struct rte_mempool_cache *c = ref->cache;
-	uint32_t n = RTE_MIN(pp->n, (uint32_t)MPE_POOL_PUT_MAX);
+	uint32_t state = __atomic_load_n(&pp->state, __ATOMIC_ACQUIRE);
 	int rc;
 
-	*out = (struct mpe_pool_finish){.state = pp->state};
+	*out = (struct mpe_pool_finish){.state = state};
 
-	switch (pp->state) {
-	case MPE_PUT_HELD:
-		break;
+	switch (state) {
 	case MPE_PUT_FLUSH:
 		if (c == NULL || ref->ring == NULL || pp->len0 > RTE_DIM(c->objs))
 			return -EINVAL;
@@ -365,6 +363,58 @@ mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
 		/* in the ring now: out of the cache, unless the put had emptied it already */
 		if (rc == RING_DONE && c->len == pp->len0)
 			c->len = 0;
+		/* the put's own objects (none for room made before a device call) still wait */
+		pp->state = pp->n > 0 ? MPE_PUT_HELD : MPE_PUT_NONE;
+		break;
+	case MPE_PUT_RING:
+		if (ref->ring == NULL)
+			return -EINVAL;
+		rc = ring_finish(pp, ref->ring, pp->objs, RTE_MIN(pp->n, (uint32_t)MPE_POOL_PUT_MAX),
+				 0, wait_ms, out);
+		if (rc < 0)
+			return rc;
+		pp->state = rc == RING_DONE ? MPE_PUT_NONE : MPE_PUT_HELD;
+		break;
+	case MPE_PUT_FILL:
+		if (c == NULL || ref->ring == NULL || pp->len0 > RTE_DIM(c->objs) ||
+		    (pp->head_set && pp->n > RTE_DIM(c->objs) - pp->len0))
+			return -EINVAL;
+		if (!(pp->head_set && c->len == pp->len0 + pp->n)) { /* else counted: done */
+			if (c->len != pp->len0)
+				return -EINVAL;
+			rc = ring_finish(pp, ref->ring, &c->objs[pp->len0], pp->n, 1, wait_ms,
+					 out);
+			if (rc < 0)
+				return rc;
+			/* taken from the ring and copied: the cache counts them, as the fill
+			 * would */
+			if (rc == RING_DONE) {
+				c->len = pp->len0 + pp->n;
+				out->counted = pp->n;
+			}
+		}
+		pp->state = MPE_PUT_NONE;
+		break;
+	default: /* no operation on the ring under way */
+		break;
+	}
+	return 0;
+}
+
+int
+mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
+		    unsigned int wait_ms, struct mpe_pool_finish *out)
+{
+	struct rte_mempool_cache *c = ref->cache;
+	uint32_t n;
+	int rc;
+
+	rc = mpe_pool_slots_finish(pp, ref, wait_ms, out);
+	if (rc < 0)
+		return rc;
+	n = RTE_MIN(pp->n, (uint32_t)MPE_POOL_PUT_MAX);
+	switch (pp->state) {
+	case MPE_PUT_HELD:
 		break;
 	case MPE_PUT_CACHE:
 		if (c == NULL)
@@ -373,34 +423,6 @@ mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
 			n = 0; /* counted by the cache: returned */
 		else if (c->len != pp->len0)
 			return -EINVAL;
-		break;
-	case MPE_PUT_RING:
-		if (ref->ring == NULL)
-			return -EINVAL;
-		rc = ring_finish(pp, ref->ring, pp->objs, n, 0, wait_ms, out);
-		if (rc < 0)
-			return rc;
-		if (rc == RING_DONE)
-			n = 0;
-		break;
-	case MPE_PUT_FILL:
-		/* objs[] is not the fill's: nothing to put back */
-		n = 0;
-		if (c == NULL || ref->ring == NULL || pp->len0 > RTE_DIM(c->objs) ||
-		    (pp->head_set && pp->n > RTE_DIM(c->objs) - pp->len0))
-			return -EINVAL;
-		if (pp->head_set && c->len == pp->len0 + pp->n)
-			break; /* counted by the cache: done */
-		if (c->len != pp->len0)
-			return -EINVAL;
-		rc = ring_finish(pp, ref->ring, &c->objs[pp->len0], pp->n, 1, wait_ms, out);
-		if (rc < 0)
-			return rc;
-		/* taken from the ring and copied: the cache counts them, as the fill would */
-		if (rc == RING_DONE) {
-			c->len = pp->len0 + pp->n;
-			out->counted = pp->n;
-		}
 		break;
 	default: /* NONE; OPAQUE: DPDK's free, which is not undone */
 		n = 0;

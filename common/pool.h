@@ -136,6 +136,13 @@ struct mpe_pool_finish {
 int mpe_pool_put_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
 			unsigned int wait_ms, struct mpe_pool_finish *out);
 
+/* The part of mpe_pool_put_finish that touches the ring's slots only: an enqueue or a fill
+ * that reserved slots is finished, and nothing is put back (which could wait, inside DPDK's
+ * enqueue, for another dead process's slots). A put's objects that still wait for the pool
+ * are left HELD in @pp, for mpe_pool_put_finish. Same returns. */
+int mpe_pool_slots_finish(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
+			  unsigned int wait_ms, struct mpe_pool_finish *out);
+
 /* Free @list[from..end), whole chains, except the packets whose first segment is one of
  * @except[0..nb_except) (a put's objects: already returned). Returns the packets freed. */
 uint32_t mpe_pool_free_except(struct rte_mbuf *const *list, uint32_t from, uint32_t end,

@@ -186,7 +186,13 @@ mpe_recover_pool_stuck(struct rte_mempool *mp, char *why, size_t size)
 	return 1;
 }
 
-/* Whether worker @j's process is gone (dead or a zombie), though not recovered yet. */
+/* How long the slots of a dead worker, finished for the recovery of another, may wait for
+ * earlier slots: those of other dead workers, finished in a later pass, or of live ones,
+ * done in microseconds. */
+#define OTHER_DEAD_WAIT_MS 20
+
+/* Whether worker @j's process is gone (dead or a zombie), though not recovered yet (its
+ * recovery clears its put). */
 static int
 gone_unrecovered(const struct mpe_primary *p, unsigned int j)
 {
@@ -197,35 +203,45 @@ gone_unrecovered(const struct mpe_primary *p, unsigned int j)
 }
 
 /* Two workers dead inside operations on the pool's ring, the later one's recovery first: its
- * slots wait for the earlier one's, which no one finishes. Finish, here, the reservations
- * other dead workers recorded (their recovery, when their end is seen, finds nothing under
- * way; a put's objects are past its hand's `from` by then). Returns how many were finished. */
+ * slots wait for the earlier one's, which no one finishes. Finish, here, the slots other dead
+ * workers reserved and recorded, in passes until one finishes nothing (a chain of them is
+ * finished in whatever order); what their puts still hold is left for their own recovery
+ * (HELD: put back then, and kept out of what their hands free). Returns how many were
+ * finished. */
 static unsigned int
 finish_other_dead(struct mpe_primary *p, unsigned int id)
 {
-	unsigned int j, done = 0;
+	unsigned int j, done = 0, pass;
 
-	for (j = 0; j < p->shm->conf.nb_workers; j++) {
-		struct mpe_pool_put *pp = &p->shm->workers[j].hand.put;
-		struct mpe_pool_finish fin;
-		struct mpe_pool_ref ref;
-		uint32_t state = pp->state;
+	do {
+		pass = 0;
+		for (j = 0; j < p->shm->conf.nb_workers; j++) {
+			struct mpe_pool_put *pp = &p->shm->workers[j].hand.put;
+			struct mpe_pool_finish fin;
+			struct mpe_pool_ref ref;
+			uint32_t state;
 
-		if (j == id || !pp->head_set || (state != MPE_PUT_FLUSH && state != MPE_PUT_RING &&
-						 state != MPE_PUT_FILL) ||
-		    !gone_unrecovered(p, j))
-			continue;
-		mpe_pool_ref_init(&ref, p->pool, p->shm->conf.workers[j].lcore,
-				  p->shm->conf.burst);
-		if (mpe_pool_put_finish(pp, &ref, POOL_STUCK_MS, &fin) < 0)
-			continue;
-		MPE_LOG(NOTICE, engine, "worker %u: its recovery waits for worker %u, dead too: "
-			"what worker %u left in mempool %s's ring (%s) is finished first: %u slots "
-			"on its behalf, %u put back, %u counted into its cache", id, j, j,
-			p->pool->name, mpe_pool_put_state_name(state), fin.completed, fin.put_back,
-			fin.counted);
-		done++;
-	}
+			/* gone first: a live worker's hand may change under the look */
+			if (j == id || !gone_unrecovered(p, j))
+				continue;
+			state = __atomic_load_n(&pp->state, __ATOMIC_ACQUIRE);
+			if (!pp->head_set || (state != MPE_PUT_FLUSH && state != MPE_PUT_RING &&
+					      state != MPE_PUT_FILL))
+				continue;
+			mpe_pool_ref_init(&ref, p->pool, p->shm->conf.workers[j].lcore,
+					  p->shm->conf.burst);
+			/* a dead worker's slots wait only for other dead workers' */
+			if (mpe_pool_slots_finish(pp, &ref, OTHER_DEAD_WAIT_MS, &fin) < 0)
+				continue;
+			MPE_LOG(NOTICE, engine, "worker %u: the pool's ring is held by worker %u, "
+				"dead too: what worker %u left in mempool %s's ring (%s) is finished "
+				"first: %u slots on its behalf, %u counted into its cache", id, j, j,
+				p->pool->name, mpe_pool_put_state_name(state), fin.completed,
+				fin.counted);
+			pass++;
+		}
+		done += pass;
+	} while (pass > 0);
 	return done;
 }
 
@@ -235,7 +251,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t s
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	struct mpe_worker_hand *h = &slot->hand;
 	struct put_left put = {.objs = h->put.objs};
-	struct mpe_pool_finish fin;
+	struct mpe_pool_finish slots, fin = {0};
 	struct mpe_pool_ref ref;
 	struct rte_ring *in, *out;
 	/* a transmit call it died in may have left DPDK's put half done in its cache */
@@ -253,9 +269,11 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t s
 	if (h->put.state == MPE_PUT_OPAQUE)
 		MPE_LOG(WARNING, engine, "worker %u: died inside DPDK's free of a shared or "
 			"foreign mbuf: it may be lost to the pool", id);
-	rc = mpe_pool_put_finish(&h->put, &ref, POOL_STUCK_MS, &fin);
-	if (rc == -EDEADLK && h->put.head_set && finish_other_dead(p, id) > 0)
-		rc = mpe_pool_put_finish(&h->put, &ref, POOL_STUCK_MS, &fin);
+	/* its slots first: putting anything back could wait, inside DPDK's enqueue, for slots
+	 * another dead worker reserved */
+	rc = mpe_pool_slots_finish(&h->put, &ref, POOL_STUCK_MS, &slots);
+	while (rc == -EDEADLK && finish_other_dead(p, id) > 0)
+		rc = mpe_pool_slots_finish(&h->put, &ref, POOL_STUCK_MS, &slots);
 	if (rc == -EDEADLK) {
 		snprintf(stuck, size, "%s mempool %s's ring it died in %s",
 			 h->put.state == MPE_PUT_FILL ? "the dequeue from" : "the enqueue to",
@@ -263,10 +281,20 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t s
 			 "finishes" : "has its slots unknown");
 		return -EDEADLK;
 	}
+	/* before anything goes back to the pool: a stuck pool ring would hang the supervisor
+	 * (unless what holds it is another dead worker's recorded reservation) */
+	while (mpe_recover_pool_stuck(p->pool, stuck, size))
+		if (finish_other_dead(p, id) == 0)
+			return -EDEADLK;
+	if (rc == 0)
+		rc = mpe_pool_put_finish(&h->put, &ref, POOL_STUCK_MS, &fin);
+	fin.state = slots.state;
+	fin.completed = slots.completed;
+	fin.counted = slots.counted;
 	if (rc < 0)
 		MPE_LOG(ERR, engine, "worker %u: the return to the pool it left under way "
 			"contradicts its cache (state %u): its mbufs are left alone", id,
-			fin.state);
+			slots.state);
 	else if (fin.state == MPE_PUT_FILL)
 		MPE_LOG(INFO, engine, "worker %u: died filling its mempool cache from the ring: "
 			"%u entries taken on its behalf, %u counted into its cache", id,
@@ -275,11 +303,6 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t s
 		MPE_LOG(INFO, engine, "worker %u: died returning mbufs to the pool (%s): %u "
 			"enqueued to the ring on its behalf, %u put back", id,
 			mpe_pool_put_state_name(fin.state), fin.completed, fin.put_back);
-	/* before anything goes back to the pool: a stuck pool ring would hang the supervisor
-	 * (unless what holds it is another dead worker's recorded reservation) */
-	if (mpe_recover_pool_stuck(p->pool, stuck, size) &&
-	    (finish_other_dead(p, id) == 0 || mpe_recover_pool_stuck(p->pool, stuck, size)))
-		return -EDEADLK;
 	rc = worker_rings(&p->shm->conf, id, &in, &out);
 	if (rc < 0) {
 		lost = recover_ports(p, id, &put, h);
@@ -339,6 +362,9 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t s
 done:
 	h->phase = MPE_HAND_IDLE;
 	h->n = 0;
+	/* nothing of the pool is under way in this hand any more, whatever was found in it */
+	h->put.state = MPE_PUT_NONE;
+	h->put.head_set = 0;
 	h->free_armed = 0;
 	off = in_tx_call ? mpe_pool_trust_cache(&ref, h->cache_len0) : 0;
 	if (off > 0)
