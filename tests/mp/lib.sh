@@ -106,22 +106,95 @@ require_gdb() {
 		not_ok "$SECONDARY has no debug information: configure the build with -Ddebug=true"
 		return 1
 	fi
-	# what every script of gdb_worker starts from: the engine's shared memory, and a way to
-	# read a word as it is now (a gdb.Value keeps what it read first)
+	# what every script of gdb_worker starts from: the engine's shared memory; a word read
+	# as it is now (a gdb.Value keeps what it read first), by address or by value; and a
+	# watchpoint that stops the worker after a write when a test holds
 	cat > "$TMP/gdb_shm.py" <<'EOF'
 import gdb
 lookup = "((const struct rte_memzone *(*)(const char *))rte_memzone_lookup)"
 mz = gdb.parse_and_eval(lookup + '("mpe_shared")')
 shm = gdb.parse_and_eval("(struct mpe_shared *)%d" % int(mz.dereference()["addr"]))
-now = lambda v: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % int(v.address)))
+val = lambda expr: int(gdb.parse_and_eval(expr))
+at = lambda addr: val("*(volatile uint32_t *)%d" % addr)
+now = lambda v: at(int(v.address))
+
+class OnWrite(gdb.Breakpoint):
+    """Stops the worker after a write to the 32-bit word of @v when @test() holds then."""
+    def __init__(self, v, test):
+        super().__init__("*(volatile uint32_t *)%d" % int(v.address),
+                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
+        self.test = test
+
+    def stop(self):
+        return bool(self.test())
+EOF
+	# gdb_ops's: the function of mempool driver @driver for @op ("enqueue", "dequeue"), a
+	# static function of a stripped library, found through rte_mempool_ops_table
+	cat > "$TMP/gdb_ops.py" <<'EOF'
+import gdb
+def mempool_op(driver, op):
+    table = "((struct rte_mempool_ops_table *)&rte_mempool_ops_table)"
+    for i in range(int(gdb.parse_and_eval(table + "->num_ops"))):
+        ops = gdb.parse_and_eval(table + "->ops[%d]" % i)
+        if ops["name"].string() == driver:
+            return int(ops[op])
+    raise gdb.GdbError("no %s mempool ops" % driver)
 EOF
 }
 
+# gdb_attach PID OUT GDB-ARGS...: gdb in batch mode attached to process PID, output in OUT, for
+# at most 60 s; run in $TMP with core dumps off (a gdb that fails leaves no core behind)
+gdb_attach() {
+	local pid=$1 out=$2
+	shift 2
+	(cd "$TMP" && ulimit -c 0 && timeout 60 gdb -p "$pid" -batch -nx "$@") > "$out" 2>&1 || true
+}
+
 # gdb_worker PID SCRIPT OUT: gdb attached to worker process PID runs SCRIPT (Python, with
-# `shm` and `now` of require_gdb), output in OUT, for at most 60 s
+# `shm`, `val`, `at`, `now` and `OnWrite` of require_gdb), output in OUT
 gdb_worker() {
-	timeout 60 gdb -p "$1" -batch -nx -ex "source $TMP/gdb_shm.py" -ex "source $2" > "$3" 2>&1 ||
-		true
+	gdb_attach "$1" "$3" -ex "source $TMP/gdb_shm.py" -ex "source $2"
+}
+
+# gdb_ops PID SCRIPT OUT: the same with `mempool_op` of require_gdb instead, and the primary's
+# symbols (the worker's debug information lacks the mempool ops table's type)
+gdb_ops() {
+	gdb_attach "$1" "$3" -ex "add-symbol-file $PRIMARY -o 0" -ex "source $TMP/gdb_ops.py" \
+		-ex "source $2"
+}
+
+# require_process_gdb: for a test that has gdb stop or kill one worker process at a chosen
+# instruction. The thread build has no worker that can die alone: the test ends there.
+require_process_gdb() {
+	if [ "$MODEL" = thread ]; then
+		ok "thread build: a worker cannot die alone"
+		finish
+		exit $?
+	fi
+	require_gdb || { finish; exit $?; }
+}
+
+# respawned N: the primary has said "back after" N times (respawns), within 10 s
+respawned() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ "$(grep -c "back after" "$log" || true)" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# check_pool_whole [LABEL]: once the primary has stopped: its audit found every mbuf in the
+# pool once, and its total line says in = out + dropped, nothing unaccounted
+check_pool_whole() {
+	local p=${1:+$1: } in out dropped unacc
+	check "${p}the pool holds every mbuf, each once" \
+		grep -q "mempool: every mbuf back in the pool, once" "$log"
+	check "${p}no entry of the pool repeats an mbuf" cond '! grep -q "repeat an mbuf" "$log"'
+	in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+	unacc=$(total unaccounted "$log")
+	check "${p}in = out + dropped ($in = $out + $dropped), nothing unaccounted" \
+		cond '[ "${unacc:-x}" = 0 ] && [ $((out + dropped)) = "$in" ]'
 }
 
 # worker_pid ID [LOG]: the last pid the primary logged spawning for worker ID

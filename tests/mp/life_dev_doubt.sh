@@ -9,12 +9,7 @@
 # then the new worker 0 inside DPDK's put, in the middle of the driver's free.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$MODEL" = thread ]; then
-	ok "thread build: a worker cannot die alone"
-	finish
-	exit $?
-fi
-require_gdb || { finish; exit $?; }
+require_process_gdb
 
 cfg=$TMP/engine.ini
 printf '[engine]\nshape = distributor\nio_lcore = 1\ntx = workers\nbackpressure = on\n' > "$cfg"
@@ -33,19 +28,14 @@ import gdb
 hand = shm["workers"][0]["hand"]
 DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
 
-class Tx(gdb.Breakpoint):
-    def __init__(self):
-        super().__init__("*(volatile uint32_t *)%d" % int(hand["phase"].address),
-                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
+def in_tx():
+    if now(hand["phase"]) != DEV or now(hand["n"]) == 0:
+        return False
+    print("KILLED-IN-TX n=%d kept=%d done=%d dev_end=%d" % (now(hand["n"]),
+          now(hand["kept"]), now(hand["done"]), now(hand["dev_end"])))
+    return True
 
-    def stop(self):
-        if now(hand["phase"]) != DEV or now(hand["n"]) == 0:
-            return False
-        print("KILLED-IN-TX n=%d kept=%d done=%d dev_end=%d" % (now(hand["n"]),
-              now(hand["kept"]), now(hand["done"]), now(hand["dev_end"])))
-        return True
-
-Tx()
+OnWrite(hand["phase"], in_tx)
 gdb.execute("continue")
 gdb.execute("kill")
 EOF
@@ -74,21 +64,17 @@ mp = gdb.parse_and_eval('((struct rte_mempool *(*)(const char *))rte_mempool_loo
 cache_len = mp["local_cache"][int(shm["conf"]["workers"][0]["lcore"])]["len"]
 DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
 
-class Put(gdb.Breakpoint):
-    def __init__(self):
-        super().__init__("*(volatile uint32_t *)%d" % int(cache_len.address),
-                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
-        self.prev = now(cache_len)
+last = [now(cache_len)]
 
-    def stop(self):
-        cur, prev = now(cache_len), self.prev
-        self.prev = cur
-        if cur != prev + 1 or now(hand["phase"]) != DEV or now(hand["n"]) == 0:
-            return False
-        print("KILLED-IN-PUT len=%d->%d len0=%d" % (prev, cur, now(hand["cache_len0"])))
-        return True
+def in_put():
+    cur, prev = now(cache_len), last[0]
+    last[0] = cur
+    if cur != prev + 1 or now(hand["phase"]) != DEV or now(hand["n"]) == 0:
+        return False
+    print("KILLED-IN-PUT len=%d->%d len0=%d" % (prev, cur, now(hand["cache_len0"])))
+    return True
 
-Put()
+OnWrite(cache_len, in_put)
 gdb.execute("continue")
 gdb.execute("kill")
 EOF

@@ -8,12 +8,7 @@
 # at that very instruction; all must be 0, over 50 bursts.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$MODEL" = thread ]; then
-	ok "thread build: a worker cannot die alone"
-	finish
-	exit $?
-fi
-require_gdb || { finish; exit $?; }
+require_process_gdb
 
 cfg=$TMP/engine.ini
 printf '[engine]\nshape = rss\n\n[port 0]\ndevice = net_null0\n\n' > "$cfg"
@@ -29,25 +24,20 @@ hand = shm["workers"][0]["hand"]
 FREE = int(gdb.parse_and_eval("MPE_HAND_FREE"))
 DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
 
-class Publish(gdb.Breakpoint):
-    """Stops the worker right after a write that turned FREE into DEV."""
-    def __init__(self):
-        super().__init__("*(volatile uint32_t *)%d" % int(hand["phase"].address),
-                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
-        self.prev = int(hand["phase"])
-        self.seen = 0
+last = {"phase": int(hand["phase"]), "seen": 0}
 
-    def stop(self):
-        cur, prev = int(hand["phase"]), self.prev
-        self.prev = cur
-        if cur != DEV or prev != FREE:
-            return False
-        self.seen += 1
-        print("RX-PUBLISH n=%d kept=%d done=%d" %
-              (int(hand["n"]), int(hand["kept"]), int(hand["done"])))
-        return self.seen >= 50
+def publish():
+    """Stops the worker after the 50th write that turned FREE into DEV."""
+    cur, prev = int(hand["phase"]), last["phase"]
+    last["phase"] = cur
+    if cur != DEV or prev != FREE:
+        return False
+    last["seen"] += 1
+    print("RX-PUBLISH n=%d kept=%d done=%d" %
+          (int(hand["n"]), int(hand["kept"]), int(hand["done"])))
+    return last["seen"] >= 50
 
-Publish()
+OnWrite(hand["phase"], publish)
 gdb.execute("continue")
 EOF
 gdb_worker "$w0" "$TMP/hand.py" "$TMP/gdb.log"

@@ -13,12 +13,7 @@
 # stopped the engine: life_pool_stuck.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$MODEL" = thread ]; then
-	ok "thread build: a worker cannot die alone"
-	finish
-	exit $?
-fi
-require_gdb || { finish; exit $?; }
+require_process_gdb
 
 cfg=$TMP/engine.ini
 cat > "$cfg" <<EOF
@@ -52,8 +47,6 @@ cat > "$TMP/fill.py" <<'EOF'
 import gdb, os
 point = os.environ["POINT"]
 put = shm["workers"][0]["hand"]["put"]
-val = lambda name: int(gdb.parse_and_eval(name))
-at = lambda a: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % a)) # by address
 mp = gdb.parse_and_eval('((struct rte_mempool *(*)(const char *))rte_mempool_lookup)'
                         '("mpe_mbufs")')
 ring = gdb.parse_and_eval("(struct rte_ring *)%d" % int(mp["pool_data"]))
@@ -67,19 +60,15 @@ word, cond = {
     "moved": ("cons_tail", lambda: at(A["state"]) == FILL and at(A["head_set"]) == 1),
 }[point]
 
-class Step(gdb.Breakpoint):
-    def __init__(self):
-        super().__init__("*(volatile uint32_t *)%d" % A[word],
-                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
+def step():
+    if not cond():
+        return False
+    print("KILLED-AT %s " % point +
+          " ".join("%s=%d" % (k, at(a)) for k, a in sorted(A.items())))
+    return True
 
-    def stop(self):
-        if not cond():
-            return False
-        print("KILLED-AT %s " % point +
-              " ".join("%s=%d" % (k, at(a)) for k, a in sorted(A.items())))
-        return True
-
-Step()
+OnWrite({"state": put["state"], "head_set": put["head_set"],
+         "cons_tail": ring["cons"]["tail"]}[word], step)
 gdb.execute("continue")
 gdb.execute("kill")
 EOF
@@ -95,12 +84,7 @@ for point in filling recorded moved; do
 	else
 		not_ok "gdb did not stop worker 0 at step '$point'"; tail -12 "$TMP/gdb-$point.log"
 	fi
-	for ((i = 0; i < 200; i++)); do
-		[ "$(grep -c "back after" "$log" || true)" -ge "$deaths" ] && break
-		sleep 0.05
-	done
-	check "worker 0 recovered and respawned after the death at '$point'" \
-		[ "$(grep -c "back after" "$log" || true)" -ge "$deaths" ]
+	check "worker 0 recovered and respawned after the death at '$point'" respawned "$deaths"
 done
 
 # what each recovery did, in the order of the deaths
@@ -121,10 +105,7 @@ check "the ring was never left stuck" cond '! grep -q "left half done" "$log"'
 # dequeue (found as life_pool_stuck finds it) is never entered by worker 0 in 3 s.
 cat > "$TMP/nodeq.py" <<'EOF'
 import gdb, threading
-ops_t = "((struct rte_mempool_ops_table *)&rte_mempool_ops_table)"
-n = int(gdb.parse_and_eval(ops_t + "->num_ops"))
-fn = next(int(gdb.parse_and_eval(ops_t + "->ops[%d]" % i)["dequeue"]) for i in range(n)
-          if gdb.parse_and_eval(ops_t + "->ops[%d]" % i)["name"].string() == "ring_mp_mc")
+fn = mempool_op("ring_mp_mc", "dequeue")
 gdb.execute("break *%d" % fn)
 threading.Timer(3.0, lambda: gdb.post_event(lambda: gdb.execute("interrupt"))).start()
 gdb.execute("continue")
@@ -133,7 +114,7 @@ gdb.execute("delete")
 gdb.execute("detach")
 EOF
 pid=$(worker_pid 0)
-timeout 60 gdb -p "$pid" -batch -nx -ex "add-symbol-file $PRIMARY -o 0" -ex "source $TMP/nodeq.py" > "$TMP/gdb-nodeq.log" 2>&1 || true
+gdb_ops "$pid" "$TMP/nodeq.py" "$TMP/gdb-nodeq.log"
 check "worker 0's receive calls take from its cache only: no dequeue from the ring in 3 s" \
 	grep -q "^NO-DEQUEUE" "$TMP/gdb-nodeq.log"
 grep -q "^NO-DEQUEUE\|^DEQUEUE-ENTERED" "$TMP/gdb-nodeq.log" || tail -5 "$TMP/gdb-nodeq.log"
@@ -142,11 +123,6 @@ sleep 0.3
 rc=0
 stop_primary 30 || rc=$?
 check "the engine stops with exit 0 (status $rc)" [ "$rc" = 0 ]
-check "the pool holds every mbuf, each once" grep -q "mempool: every mbuf back in the pool, once" "$log"
-check "no entry of the pool repeats an mbuf" cond '! grep -q "repeat an mbuf" "$log"'
-in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
-unacc=$(total unaccounted "$log")
-check "in = out + dropped ($in = $out + $dropped), nothing unaccounted" \
-	cond '[ "${unacc:-x}" = 0 ] && [ $((out + dropped)) = "$in" ]'
+check_pool_whole
 assert_clean "nothing left behind"
 finish

@@ -15,12 +15,7 @@
 # pool holds every mbuf once, and in = out + dropped.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$MODEL" = thread ]; then
-	ok "thread build: a worker cannot die alone"
-	finish
-	exit $?
-fi
-require_gdb || { finish; exit $?; }
+require_process_gdb
 
 "$PCAPGEN" -o "$TMP/in.pcap" -n 2000 -f 100 --seed 17 --malformed 1000 > /dev/null
 loop_vdevs "$TMP/in.pcap"
@@ -46,8 +41,6 @@ import gdb, os
 point = os.environ["POINT"]
 hand = shm["workers"][0]["hand"]
 put = hand["put"]
-val = lambda name: int(gdb.parse_and_eval(name))
-at = lambda a: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % a)) # by address
 A = {k: int(v.address) for k, v in (
     ("state", put["state"]), ("n", put["n"]), ("head_set", put["head_set"]),
     ("phase", hand["phase"]), ("free_from", hand["free_from"]),
@@ -60,19 +53,15 @@ word, want, extra = {
     "armed": ("free_armed", 1, lambda: at(A["phase"]) == val("MPE_HAND_FREE")),
 }[point]
 
-class Step(gdb.Breakpoint):
-    def __init__(self):
-        super().__init__("*(volatile uint32_t *)%d" % A[word],
-                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
+def step():
+    if at(A[word]) != want or (extra is not None and not extra()):
+        return False
+    print("KILLED-AT %s " % point +
+          " ".join("%s=%d" % (k, at(a)) for k, a in sorted(A.items())))
+    return True
 
-    def stop(self):
-        if at(A[word]) != want or (extra is not None and not extra()):
-            return False
-        print("KILLED-AT %s " % point +
-              " ".join("%s=%d" % (k, at(a)) for k, a in sorted(A.items())))
-        return True
-
-Step()
+OnWrite({"state": put["state"], "head_set": put["head_set"],
+         "free_armed": hand["free_armed"]}[word], step)
 gdb.execute("continue")
 gdb.execute("kill")
 EOF
@@ -88,12 +77,7 @@ for point in ${POINTS:-held cache reserved armed}; do
 	else
 		not_ok "gdb did not stop worker 0 at step '$point'"; tail -12 "$TMP/gdb-$point.log"
 	fi
-	for ((i = 0; i < 200; i++)); do
-		[ "$(grep -c "back after" "$log" || true)" -ge "$deaths" ] && break
-		sleep 0.05
-	done
-	check "worker 0 recovered and respawned after the death at '$point'" \
-		[ "$(grep -c "back after" "$log" || true)" -ge "$deaths" ]
+	check "worker 0 recovered and respawned after the death at '$point'" respawned "$deaths"
 done
 
 check "held: the primary put the mbufs back" \
@@ -107,12 +91,7 @@ sleep 0.3
 rc=0
 stop_primary 30 || rc=$?
 check "the engine stops with exit 0 (status $rc)" [ "$rc" = 0 ]
-check "the pool holds every mbuf, each once" grep -q "mempool: every mbuf back in the pool, once" "$log"
-check "no entry of the pool repeats an mbuf" cond '! grep -q "repeat an mbuf" "$log"'
-in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
-unacc=$(total unaccounted "$log")
-check "in = out + dropped ($in = $out + $dropped), nothing unaccounted" \
-	cond '[ "${unacc:-x}" = 0 ] && [ $((out + dropped)) = "$in" ]'
+check_pool_whole
 verdict=$(sed -n 's/^total:.* verdict \([0-9]*\).*/\1/p' "$log")
 check "parse dropped the malformed frames (verdict ${verdict:-0})" [ "${verdict:-0}" -gt 0 ]
 assert_clean "nothing left behind"

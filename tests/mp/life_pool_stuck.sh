@@ -14,12 +14,7 @@
 # there.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$MODEL" = thread ]; then
-	ok "thread build: a worker cannot die alone"
-	finish
-	exit $?
-fi
-require_gdb || { finish; exit $?; }
+require_process_gdb
 
 cfg=$TMP/engine.ini
 printf '[engine]\nshape = pipeline\nrx = workers\ntx = workers\nmbuf_cache = 32\n\n' > "$cfg"
@@ -35,18 +30,11 @@ w1=$(worker_pid 1)
 EXTRA_PIDS+=" $w0 $w1"
 sleep 0.3
 
-# The pool's dequeue is the ring driver's (a static function of a stripped library): found
-# through rte_mempool_ops_table, its first lock cmpxchg is the move of the consumer head.
+# The pool's dequeue is the ring driver's: its first lock cmpxchg is the move of the consumer
+# head.
 cat > "$TMP/stuck.py" <<'EOF'
 import gdb
-n = int(gdb.parse_and_eval("((struct rte_mempool_ops_table *)&rte_mempool_ops_table)->num_ops"))
-fn = None
-for i in range(n):
-    ops = gdb.parse_and_eval("((struct rte_mempool_ops_table *)&rte_mempool_ops_table)->ops[%d]" % i)
-    if ops["name"].string() == "ring_mp_mc":
-        fn = int(ops["dequeue"])
-if fn is None:
-    raise gdb.GdbError("no ring_mp_mc mempool ops")
+fn = mempool_op("ring_mp_mc", "dequeue")
 insns = gdb.selected_frame().architecture().disassemble(fn, count=400)
 after = next(insns[i + 1]["addr"] for i, ins in enumerate(insns) if "cmpxchg" in ins["asm"])
 # stop there only when the swap succeeded (ZF): the head is moved, the tail not yet
@@ -55,8 +43,7 @@ gdb.execute("continue")
 print("STUCK-AT-HEAD-MOVED %s" % gdb.parse_and_eval("$pc"))
 gdb.execute("kill")
 EOF
-# the worker's debug information lacks the mempool ops table's type: the primary's has it
-timeout 60 gdb -p "$w0" -batch -nx -ex "add-symbol-file $PRIMARY -o 0" -ex "source $TMP/stuck.py" > "$TMP/gdb.log" 2>&1 || true
+gdb_ops "$w0" "$TMP/stuck.py" "$TMP/gdb.log"
 if grep -q "STUCK-AT-HEAD-MOVED" "$TMP/gdb.log"; then
 	ok "gdb killed worker 0 between the head and the tail of a pool dequeue"
 else

@@ -19,12 +19,7 @@
 # worker 1's.
 . "$(dirname "$0")/lib.sh"
 
-if [ "$MODEL" = thread ]; then
-	ok "thread build: a worker cannot die alone"
-	finish
-	exit $?
-fi
-require_gdb || { finish; exit $?; }
+require_process_gdb
 
 "$PCAPGEN" -o "$TMP/put.pcap" -n 100 -f 100 --seed 17 --malformed 4000 > /dev/null
 "$PCAPGEN" -o "$TMP/room.pcap" -n 2000 -f 100 --seed 17 --malformed 1000 > /dev/null
@@ -35,8 +30,6 @@ put0 = shm["workers"][0]["hand"]["put"]
 put1 = shm["workers"][1]["hand"]["put"]
 pid1 = int(os.environ["W1"])
 primary = int(os.environ["PRIMARY_PID"])
-val = lambda name: int(gdb.parse_and_eval(name))
-at = lambda a: int(gdb.parse_and_eval("*(volatile uint32_t *)%d" % a)) # by address
 A0 = {k: int(put0[k].address) for k in ("state", "head_set", "head", "n")}
 A1 = {k: int(put1[k].address) for k in ("state", "head_set", "head")}
 FLUSH = val("MPE_PUT_FLUSH")
@@ -44,16 +37,8 @@ TO_RING = (FLUSH, val("MPE_PUT_RING"))
 # "put": a put's flush, objects of its own waiting; "room": room made, none
 own = (lambda n: n > 0) if point == "put" else (lambda n: n == 0)
 
-class Reserved(gdb.Breakpoint):
-    def __init__(self):
-        super().__init__("*(volatile uint32_t *)%d" % A0["head_set"],
-                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
-
-    def stop(self):
-        return (at(A0["head_set"]) == 1 and at(A0["state"]) == FLUSH and
-                own(at(A0["n"])))
-
-Reserved()
+OnWrite(put0["head_set"], lambda: (at(A0["head_set"]) == 1 and at(A0["state"]) == FLUSH and
+                                   own(at(A0["n"]))))
 gdb.execute("continue")
 print("HELD-0 head=%d n=%d" % (at(A0["head"]), at(A0["n"])))
 # worker 1's next enqueue reserves after worker 0's slots and waits for them
@@ -110,12 +95,7 @@ EOF
 	else
 		not_ok "$point: the two deaths were not set up"; tail -12 "$TMP/gdb-$point.log"
 	fi
-	for ((i = 0; i < 200; i++)); do
-		[ "$(grep -c "back after" "$log" || true)" -ge 2 ] && break
-		sleep 0.05
-	done
-	check "$point: both workers recovered and respawned" \
-		[ "$(grep -c "back after" "$log" || true)" -ge 2 ]
+	check "$point: both workers recovered and respawned" respawned 2
 	check "$point: worker 0's recovery finished worker 1's slots before putting anything back" \
 		grep -qE "worker 0: the pool's ring is held by worker 1, dead too: what worker 1 left in mempool mpe_mbufs's ring \((flushing its cache|into the ring)\) is finished first: [1-9][0-9]* slots on its behalf" "$log"
 	check "$point: the engine did not give the pool up" cond '! grep -q "can no longer be used" "$log"'
@@ -128,13 +108,7 @@ EOF
 	rc=0
 	stop_primary 30 || rc=$?
 	check "$point: the engine stops with exit 0 (status $rc)" [ "$rc" = 0 ]
-	check "$point: the pool holds every mbuf, each once" \
-		grep -q "mempool: every mbuf back in the pool, once" "$log"
-	check "$point: no entry of the pool repeats an mbuf" cond '! grep -q "repeat an mbuf" "$log"'
-	in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
-	unacc=$(total unaccounted "$log")
-	check "$point: in = out + dropped ($in = $out + $dropped), nothing unaccounted" \
-		cond '[ "${unacc:-x}" = 0 ] && [ $((out + dropped)) = "$in" ]'
+	check_pool_whole "$point"
 done
 assert_clean "nothing left behind"
 finish
