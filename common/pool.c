@@ -62,7 +62,7 @@ mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int
 	    r->prod.sync_type == RTE_RING_SYNC_MT)
 		ref->ring = r;
 	ref->cache = rte_mempool_default_cache(mp, lcore_id);
-	ref->room = RTE_MAX(burst, (unsigned int)MPE_POOL_DEV_ROOM);
+	ref->room = mpe_pool_call_room(burst);
 	/* a cache of at most what one call takes cannot be filled ahead of the call */
 	ref->fill_below = 0;
 	if (ref->ring != NULL && ref->cache != NULL && ref->cache->size > ref->room)

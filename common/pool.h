@@ -70,6 +70,13 @@ void mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigne
  * burst, or a driver's refill of its ring): the burst, and at least this many. */
 #define MPE_POOL_DEV_ROOM 64
 
+/* What one device call of a process whose calls are given @burst packets may add or take. */
+static inline uint32_t
+mpe_pool_call_room(uint32_t burst)
+{
+	return RTE_MAX(burst, (uint32_t)MPE_POOL_DEV_ROOM);
+}
+
 void mpe_pool_make_room(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref);
 
 /* Before a transmit call, whose driver frees mbufs through DPDK's own put: DPDK's put

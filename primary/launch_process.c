@@ -82,12 +82,11 @@ mpe_launch_check(struct mpe_primary *p)
 	 * of them (mpe_pool_rx_enter); else DPDK refills it inside the call, unrecoverably */
 	for (i = 0; i < conf->nb_workers && !mpe_config_worker_receives(conf, i); i++)
 		;
-	if (i < conf->nb_workers &&
-	    conf->mbuf_cache <= RTE_MAX(conf->burst, (uint32_t)MPE_POOL_DEV_ROOM))
+	if (i < conf->nb_workers && conf->mbuf_cache <= mpe_pool_call_room(conf->burst))
 		MPE_LOG(NOTICE, engine, "mbuf_cache %u is too small to be filled ahead of a "
 			"receive call (more than %u needed): a worker killed inside DPDK's refill of "
 			"its cache leaves the mbuf pool unusable, and the engine then stops",
-			conf->mbuf_cache, RTE_MAX(conf->burst, (uint32_t)MPE_POOL_DEV_ROOM));
+			conf->mbuf_cache, mpe_pool_call_room(conf->burst));
 	for (i = 0; i < conf->nb_workers; i++) {
 		const struct mpe_worker_conf *wc = &conf->workers[i];
 
