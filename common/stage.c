@@ -52,6 +52,8 @@ mpe_stage_ports(struct mpe_stage_ctx *ctx, const struct mpe_conf *conf)
 
 	ctx->nb_ports = (uint16_t)conf->nb_ports;
 	ctx->rewrite = 0;
+	ctx->burst_in = MPE_PORT_NONE;
+	ctx->burst_out = MPE_PORT_NONE;
 	for (i = 0; i < conf->nb_ports; i++) {
 		ctx->port_ids[i] = conf->ports[i].port_id;
 		memcpy(ctx->port_mac[i].addr_bytes, conf->ports[i].mac, RTE_ETHER_ADDR_LEN);
@@ -69,11 +71,28 @@ fwd_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 
 	/* in_port was set at RX from the port polled, whatever the driver put in m->port; an
 	 * out-of-range value leaves the packet unrouted (counted no_route) */
-	for (i = 0; i < n; i++) {
-		struct mpe_meta *meta = mpe_meta(pkts[i], off);
+	if (ctx->burst_in < ctx->nb_ports) {
+		/* one input port: one output port, and no per-packet look at the input */
+		const uint16_t out = ctx->peer[ctx->burst_in];
 
-		if (likely(meta->in_port < ctx->nb_ports))
-			meta->out_port = ctx->peer[meta->in_port];
+		for (i = 0; i < n; i++)
+			mpe_meta(pkts[i], off)->out_port = out;
+		ctx->burst_out = out;
+	} else if (n > 0) {
+		uint16_t first = MPE_PORT_NONE, differ = 0;
+
+		for (i = 0; i < n; i++) {
+			struct mpe_meta *meta = mpe_meta(pkts[i], off);
+			uint16_t out = MPE_PORT_NONE;
+
+			if (likely(meta->in_port < ctx->nb_ports)) {
+				out = ctx->peer[meta->in_port];
+				meta->out_port = out;
+			}
+			first = i == 0 ? out : first;
+			differ |= out ^ first;
+		}
+		ctx->burst_out = differ ? MPE_PORT_NONE : first;
 	}
 	if (likely(!ctx->rewrite))
 		return n;

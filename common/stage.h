@@ -104,6 +104,13 @@ struct mpe_stage_ctx {
 	unsigned int stage_pos; /* position of this stage in the worker's list */
 	uint64_t now; /* TSC at the start of the running burst (reads_time: of this stage's
 		       * burst, else at most cycles_sample bursts old) */
+	/* Set by the worker before each burst: the port every packet of it was received on (a
+	 * burst from one port queue), or MPE_PORT_NONE (from a ring: any mix). */
+	uint16_t burst_in;
+	/* Set by the worker before each burst to what the stages before said, and by a stage
+	 * that routes: the port every packet of the burst is routed to, or MPE_PORT_NONE when
+	 * that is not known to be one port. The transmit then need not look at each packet. */
+	uint16_t burst_out;
 	void *priv; /* the stage's own state, made by init in the running process */
 };
 
@@ -140,15 +147,14 @@ mpe_meta(struct rte_mbuf *m, int offset)
 }
 
 /* Metadata of a freshly received packet: the receiving port, nothing decided yet (the flow
- * hash is left to whoever computes it). */
+ * hash is zero until computed: see MPE_META_HASHED). */
 static inline void
 mpe_meta_init(struct mpe_meta *meta, uint16_t in_port)
 {
-	meta->in_port = in_port;
-	meta->out_port = MPE_PORT_NONE;
-	meta->rule = 0;
-	meta->verdict = 0;
-	meta->flags = 0;
+	/* the whole field at once: two stores where field by field takes three */
+	const struct mpe_meta init = {.in_port = in_port, .out_port = MPE_PORT_NONE};
+
+	memcpy(meta, &init, sizeof(init));
 }
 
 #endif

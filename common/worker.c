@@ -255,7 +255,9 @@ hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
 }
 
 /* Run every stage over the burst; survivors end up first in @pkts, the dropped behind them.
- * Returns the survivors. The worker's own verdict drop count moves when the burst leaves PROC
+ * Returns the survivors; w->burst_out is the port every one of them is routed to, or
+ * MPE_PORT_NONE when no stage knows it to be one port (@in_port: the port every packet was
+ * received on, MPE_PORT_NONE for a burst from a ring). The worker's own verdict drop count moves when the burst leaves PROC
  * (transmit_burst, enqueue_burst): a worker dying in PROC has the whole burst counted by its
  * recovery, and only then.
  *
@@ -265,10 +267,11 @@ hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
  * rare long burst, a wait for room say, weighs at most cycles_sample times). Stages that
  * read the time get it on every burst; the others see the last time read. */
 static inline uint16_t
-run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
+run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in_port)
 {
 	const uint64_t weight = (uint64_t)w->span + 1;
 	const int timed = w->timed;
+	uint16_t out_port = MPE_PORT_NONE;
 	uint64_t t0, t1;
 	unsigned int s;
 
@@ -279,7 +282,10 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		uint16_t kept;
 
 		w->sctx[s].now = t0;
+		w->sctx[s].burst_in = in_port;
+		w->sctx[s].burst_out = out_port;
 		kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
+		out_port = w->sctx[s].burst_out;
 		t1 = t0;
 		if (timed) {
 			t1 = rte_rdtsc();
@@ -291,6 +297,7 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		sc->drops[MPE_DROP_VERDICT] += n - kept;
 		n = kept;
 	}
+	w->burst_out = out_port;
 	return n;
 }
 
@@ -421,7 +428,7 @@ burst_rings(struct mpe_worker *w)
 	cnt->rx += n;
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
-	kept = run_stages(w, h->work, n);
+	kept = run_stages(w, h->work, n, MPE_PORT_NONE);
 	if (w->out == NULL)
 		transmit_burst(w, n, kept);
 	else
@@ -444,11 +451,14 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t i = 0;
 
 	while (i < n) {
-		uint16_t out = mpe_meta(pkts[i], off)->out_port;
-		uint16_t j = i + 1, sent = 0, k;
+		uint16_t out = w->burst_out, j = n, sent = 0, k;
 
-		while (j < n && mpe_meta(pkts[j], off)->out_port == out)
-			j++;
+		/* runs of packets to one port, unless the stages know the burst goes to one */
+		if (out == MPE_PORT_NONE) {
+			out = mpe_meta(pkts[i], off)->out_port;
+			for (j = i + 1; j < n && mpe_meta(pkts[j], off)->out_port == out; j++)
+				;
+		}
 		if (unlikely(out >= conf->nb_ports)) {
 			hand_free(w, &h->done, j, MPE_DROP_NO_ROUTE); /* done is i */
 			i = j;
@@ -586,7 +596,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	}
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
-	kept = run_stages(w, h->work, n);
+	kept = run_stages(w, h->work, n, port);
 	if (w->out == NULL)
 		transmit_burst(w, n, kept);
 	else

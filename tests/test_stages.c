@@ -452,6 +452,8 @@ test_fwd_routes_and_rewrites(void)
 	CHECK(mpe_meta(pkts[1], meta_off)->out_port == 0, "port 1 goes to its peer 0");
 	CHECK(mpe_meta(pkts[2], meta_off)->out_port == MPE_PORT_NONE,
 	      "an unknown input port is left unrouted (counted no_route where it is sent)");
+	CHECK(ctx.burst_out == MPE_PORT_NONE, "a burst to several ports: no one output port (%u)",
+	      ctx.burst_out);
 	eth = rte_pktmbuf_mtod(pkts[0], struct rte_ether_hdr *);
 	CHECK(memcmp(&eth->dst_addr, peer_mac, 6) == 0 && memcmp(&eth->src_addr, own_mac, 6) == 0,
 	      "out of port 1 (dst_mac set): destination rewritten, source is the port's MAC");
@@ -459,6 +461,70 @@ test_fwd_routes_and_rewrites(void)
 	CHECK(memcmp(eth->dst_addr.addr_bytes, "\x02\0\0\0\0\x02", 6) == 0,
 	      "out of port 0 (no dst_mac): destination untouched");
 	rte_pktmbuf_free_bulk(pkts, 3);
+}
+
+/* The burst's one input port, when the worker knows it, and the one output port fwd reports,
+ * which lets the transmit skip its look at each packet: never claimed for a mixed burst. */
+static void
+test_fwd_burst_ports(void)
+{
+	const struct mpe_stage_ops *fwd = mpe_stage_get((unsigned int)mpe_stage_find("fwd", 3));
+	struct mpe_conf conf;
+	struct mpe_stage_ctx ctx;
+	struct mpe_counters cnt;
+	struct rte_mbuf *pkts[4];
+	uint16_t i;
+
+	mpe_config_defaults(&conf);
+	conf.nb_ports = 3;
+	conf.ports[0].peer = 2;
+	conf.ports[1].peer = 0;
+	conf.ports[2].peer = 1;
+	ctx_init(&ctx, &conf, &cnt, NULL);
+	CHECK(ctx.burst_in == MPE_PORT_NONE && ctx.burst_out == MPE_PORT_NONE,
+	      "a new context knows no burst port (%u, %u)", ctx.burst_in, ctx.burst_out);
+	for (i = 0; i < 4; i++) {
+		pkts[i] = make(OK_TCP, (uint8_t)i);
+		mpe_meta_init(mpe_meta(pkts[i], meta_off), 1);
+	}
+
+	/* from one port queue: every packet to that port's peer */
+	ctx.burst_in = 1;
+	mpe_meta(pkts[3], meta_off)->out_port = 5; /* overwritten */
+	CHECK(fwd->burst(&ctx, pkts, 4) == 4, "fwd keeps the burst");
+	CHECK(ctx.burst_out == 0, "one input port: one output port, its peer (%u)", ctx.burst_out);
+	for (i = 0; i < 4; i++)
+		CHECK(mpe_meta(pkts[i], meta_off)->out_port == 0, "packet %u to port 0 (%u)", i,
+		      mpe_meta(pkts[i], meta_off)->out_port);
+
+	/* from a ring, all from port 2: found to be one */
+	ctx.burst_in = MPE_PORT_NONE;
+	ctx.burst_out = MPE_PORT_NONE;
+	for (i = 0; i < 4; i++)
+		mpe_meta_init(mpe_meta(pkts[i], meta_off), 2);
+	fwd->burst(&ctx, pkts, 4);
+	CHECK(ctx.burst_out == 1, "a ring burst from one port: one output port (%u)",
+	      ctx.burst_out);
+
+	/* the last one from another port, then the last one from no known port */
+	for (i = 0; i < 2; i++) {
+		mpe_meta_init(mpe_meta(pkts[3], meta_off), i == 0 ? 0 : 9);
+		ctx.burst_out = MPE_PORT_NONE;
+		fwd->burst(&ctx, pkts, 4);
+		CHECK(ctx.burst_out == MPE_PORT_NONE, "last packet %s: no one output port (%u)",
+		      i == 0 ? "to another port" : "unrouted", ctx.burst_out);
+		CHECK(mpe_meta(pkts[3], meta_off)->out_port == (i == 0 ? 2 : MPE_PORT_NONE),
+		      "and it goes where its own input says (%u)",
+		      mpe_meta(pkts[3], meta_off)->out_port);
+	}
+	/* the first one unrouted, the others alike */
+	mpe_meta_init(mpe_meta(pkts[3], meta_off), 2);
+	mpe_meta_init(mpe_meta(pkts[0], meta_off), 9);
+	ctx.burst_out = MPE_PORT_NONE;
+	fwd->burst(&ctx, pkts, 4);
+	CHECK(ctx.burst_out == MPE_PORT_NONE, "first packet unrouted: no one output port (%u)",
+	      ctx.burst_out);
+	rte_pktmbuf_free_bulk(pkts, 4);
 }
 
 /* ---- flow and acl ---- */
@@ -870,6 +936,8 @@ main(int argc, char **argv)
 		 "it hashed", test_parse_takes_rx_hash},
 		{"fwd: routes to the peer port and rewrites MACs where configured",
 		 test_fwd_routes_and_rewrites},
+		{"fwd: one output port for a burst from one input port, never for a mixed one",
+		 test_fwd_burst_ports},
 		{"acl after flow: verdicts per direction, from the flow entry once known, "
 		 "classified again under a new generation", test_acl_verdicts_and_cache},
 		{"flow: a full table counts, and drops or passes as flow_full says",
