@@ -109,7 +109,8 @@ struct mpe_stage_ctx {
 	uint16_t burst_in;
 	/* Set by the worker before each burst to what the stages before said, and by a stage
 	 * that routes: the port every packet of the burst is routed to, or MPE_PORT_NONE when
-	 * that is not known to be one port. The transmit then need not look at each packet. */
+	 * that is not known to be one port. The transmit then need not look at each packet, so
+	 * a stage that changes any packet's out_port must set it (MPE_PORT_NONE when unsure). */
 	uint16_t burst_out;
 	void *priv; /* the stage's own state, made by init in the running process */
 };
