@@ -69,8 +69,6 @@ fwd_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	const int off = ctx->meta_offset;
 	uint16_t i;
 
-	/* in_port was set at RX from the port polled, whatever the driver put in m->port; an
-	 * out-of-range value leaves the packet unrouted (counted no_route) */
 	if (ctx->burst_in < ctx->nb_ports) {
 		/* one input port: one output port, and no per-packet look at the input */
 		const uint16_t out = ctx->peer[ctx->burst_in];
@@ -79,17 +77,18 @@ fwd_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			mpe_meta(pkts[i], off)->out_port = out;
 		ctx->burst_out = out;
 	} else if (n > 0) {
-		uint16_t first = MPE_PORT_NONE, differ = 0;
+		uint16_t first = 0, differ = 0;
 
+		/* in_port was set at RX from the port polled, whatever the driver put in m->port;
+		 * an out-of-range value leaves the packet unrouted (counted no_route) */
 		for (i = 0; i < n; i++) {
 			struct mpe_meta *meta = mpe_meta(pkts[i], off);
-			uint16_t out = MPE_PORT_NONE;
+			uint16_t out = likely(meta->in_port < ctx->nb_ports) ?
+					       ctx->peer[meta->in_port] : MPE_PORT_NONE;
 
-			if (likely(meta->in_port < ctx->nb_ports)) {
-				out = ctx->peer[meta->in_port];
-				meta->out_port = out;
-			}
-			first = i == 0 ? out : first;
+			meta->out_port = out;
+			if (i == 0)
+				first = out;
 			differ |= out ^ first;
 		}
 		ctx->burst_out = differ ? MPE_PORT_NONE : first;

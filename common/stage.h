@@ -6,6 +6,7 @@
 #define MPE_STAGE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -104,13 +105,13 @@ struct mpe_stage_ctx {
 	unsigned int stage_pos; /* position of this stage in the worker's list */
 	uint64_t now; /* TSC at the start of the running burst (reads_time: of this stage's
 		       * burst, else at most cycles_sample bursts old) */
-	/* Set by the worker before each burst: the port every packet of it was received on (a
-	 * burst from one port queue), or MPE_PORT_NONE (from a ring: any mix). */
+	/* Set by the worker before each burst: the port (index into conf.ports[]) every packet
+	 * of it was received on (a burst from one port queue), or MPE_PORT_NONE (from a ring:
+	 * any mix). */
 	uint16_t burst_in;
 	/* Set by the worker before each burst to what the stages before said, and by a stage
-	 * that routes: the port every packet of the burst is routed to, or MPE_PORT_NONE when
-	 * that is not known to be one port. The transmit then need not look at each packet, so
-	 * a stage that changes any packet's out_port must set it (MPE_PORT_NONE when unsure). */
+	 * that routes: the port (index into conf.ports[]) every packet of the burst is routed
+	 * to, or MPE_PORT_NONE when that is not known to be one port. */
 	uint16_t burst_out;
 	void *priv; /* the stage's own state, made by init in the running process */
 };
@@ -118,7 +119,9 @@ struct mpe_stage_ctx {
 /* A stage: burst takes @n packets, keeps the ones that go on at the front of @pkts in their
  * order, moves the others behind them, and returns how many go on. It never frees a packet:
  * the worker loop frees and counts what a stage dropped, in an order that lets the primary
- * reclaim a dead worker's packets without freeing one twice. */
+ * reclaim a dead worker's packets without freeing one twice. A stage that changes any
+ * packet's out_port sets ctx->burst_out too (MPE_PORT_NONE when the burst may go to more
+ * than one port): a worker that transmits trusts it and then looks at no packet's out_port. */
 struct mpe_stage_ops {
 	const char *name;
 	const char *help;

@@ -255,9 +255,9 @@ hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
 }
 
 /* Run every stage over the burst; survivors end up first in @pkts, the dropped behind them.
- * Returns the survivors; w->burst_out is the port every one of them is routed to, or
- * MPE_PORT_NONE when no stage knows it to be one port (@in_port: the port every packet was
- * received on, MPE_PORT_NONE for a burst from a ring). The worker's own verdict drop count moves when the burst leaves PROC
+ * @in_port: the port (index into conf.ports[]) every packet was received on, MPE_PORT_NONE
+ * for a burst from a ring. Returns the survivors, and in *@out_port the port every one of
+ * them is routed to, or MPE_PORT_NONE when no stage knows it to be one port. The worker's own verdict drop count moves when the burst leaves PROC
  * (transmit_burst, enqueue_burst): a worker dying in PROC has the whole burst counted by its
  * recovery, and only then.
  *
@@ -267,25 +267,26 @@ hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
  * rare long burst, a wait for room say, weighs at most cycles_sample times). Stages that
  * read the time get it on every burst; the others see the last time read. */
 static inline uint16_t
-run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in_port)
+run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in_port,
+	   uint16_t *out_port)
 {
 	const uint64_t weight = (uint64_t)w->span + 1;
 	const int timed = w->timed;
-	uint16_t out_port = MPE_PORT_NONE;
 	uint64_t t0, t1;
 	unsigned int s;
 
 	/* timed: one TSC read per stage, the end of one stage is the start of the next */
 	t0 = timed || w->needs_time ? rte_rdtsc() : w->now;
+	*out_port = MPE_PORT_NONE;
 	for (s = 0; s < w->nb_stages && n > 0; s++, t0 = t1) {
 		struct mpe_counters *sc = w->sctx[s].cnt;
 		uint16_t kept;
 
 		w->sctx[s].now = t0;
 		w->sctx[s].burst_in = in_port;
-		w->sctx[s].burst_out = out_port;
+		w->sctx[s].burst_out = *out_port;
 		kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
-		out_port = w->sctx[s].burst_out;
+		*out_port = w->sctx[s].burst_out;
 		t1 = t0;
 		if (timed) {
 			t1 = rte_rdtsc();
@@ -297,7 +298,6 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in
 		sc->drops[MPE_DROP_VERDICT] += n - kept;
 		n = kept;
 	}
-	w->burst_out = out_port;
 	return n;
 }
 
@@ -316,14 +316,16 @@ keep_waiting(struct mpe_worker *w)
 	return w->backpressure && !should_stop(w) && !(w->next_down != NULL && *w->next_down);
 }
 
-static inline void send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n);
+static inline void send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n,
+			      uint16_t out_port);
 static __rte_noinline void mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts,
 					uint16_t n);
 
 /* A worker that transmits itself (rss; tx = workers): the survivors of work[0..n) leave on
- * its queues, the hand's `done` saying which have left; then the dropped are freed. */
+ * its queues, the hand's `done` saying which have left; then the dropped are freed.
+ * @out_port: where every survivor goes, or MPE_PORT_NONE (see run_stages). */
 static inline void
-transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
+transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t out_port)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
 
@@ -335,7 +337,7 @@ transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	w->cnt->drops[MPE_DROP_VERDICT] += n - kept;
 	if (w->mirror)
 		mirror_ports(w, h->work, kept);
-	send_ports(w, h->work, kept);
+	send_ports(w, h->work, kept, out_port);
 	h->free_from = kept;
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_FREE;
@@ -409,7 +411,7 @@ burst_rings(struct mpe_worker *w)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
-	uint16_t n, kept, i;
+	uint16_t n, kept, i, out_port;
 	uint32_t bytes = 0;
 
 	/* phase is DEQ and cons_mark is the input's cons.tail: only this dequeue moves it */
@@ -428,9 +430,9 @@ burst_rings(struct mpe_worker *w)
 	cnt->rx += n;
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
-	kept = run_stages(w, h->work, n, MPE_PORT_NONE);
+	kept = run_stages(w, h->work, n, MPE_PORT_NONE, &out_port);
 	if (w->out == NULL)
-		transmit_burst(w, n, kept);
+		transmit_burst(w, n, kept, out_port);
 	else
 		enqueue_burst(w, n, kept);
 	h->cons_mark = w->in->cons.tail;
@@ -439,10 +441,12 @@ burst_rings(struct mpe_worker *w)
 	return n;
 }
 
-/* rss: transmit runs of packets that go to the same port on this worker's queue. The hand's
- * `done` says how many entries of @pkts have left (sent, or counted and freed). */
+/* A worker that transmits: runs of packets that go to the same port leave on this worker's
+ * queue of that port, all of @pkts in one run when the stages said where (@out_port, else
+ * MPE_PORT_NONE: each packet's out_port is looked at). The hand's `done` says how many
+ * entries of @pkts have left (sent, or counted and freed). */
 static inline void
-send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
+send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t out_port)
 {
 	const struct mpe_conf *conf = &w->shm->conf;
 	struct mpe_worker_hand *h = &w->slot->hand;
@@ -451,9 +455,8 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t i = 0;
 
 	while (i < n) {
-		uint16_t out = w->burst_out, j = n, sent = 0, k;
+		uint16_t out = out_port, j = n, sent = 0, k;
 
-		/* runs of packets to one port, unless the stages know the burst goes to one */
 		if (out == MPE_PORT_NONE) {
 			out = mpe_meta(pkts[i], off)->out_port;
 			for (j = i + 1; j < n && mpe_meta(pkts[j], off)->out_port == out; j++)
@@ -549,7 +552,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
 	const int off = w->shm->meta_offset;
-	uint16_t n = 0, kept, i, port = 0;
+	uint16_t n = 0, kept, i, port = 0, out_port;
 	uint32_t bytes = 0;
 	unsigned int k;
 
@@ -596,9 +599,9 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	}
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
-	kept = run_stages(w, h->work, n, port);
+	kept = run_stages(w, h->work, n, port, &out_port);
 	if (w->out == NULL)
-		transmit_burst(w, n, kept);
+		transmit_burst(w, n, kept, out_port);
 	else
 		enqueue_burst(w, n, kept);
 	return n;

@@ -30,7 +30,6 @@ struct mpe_worker {
 	uint16_t countdown; /* non-empty bursts before the next timed one */
 	uint16_t span;	    /* untimed non-empty bursts since the last timed one */
 	uint64_t now;	    /* TSC at this poll's start if timed, else the last one read */
-	uint16_t burst_out; /* run_stages: the port every survivor goes to, or MPE_PORT_NONE */
 	struct rte_ring *in;
 	struct rte_ring *out;
 	uint16_t queue;	   /* transmitting: the TX queue this worker owns on every port */

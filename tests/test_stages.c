@@ -464,16 +464,42 @@ test_fwd_routes_and_rewrites(void)
 }
 
 /* The burst's one input port, when the worker knows it, and the one output port fwd reports,
- * which lets the transmit skip its look at each packet: never claimed for a mixed burst. */
+ * which lets the transmit skip its look at each packet: never claimed for a mixed burst,
+ * whatever the stages before said. */
 static void
 test_fwd_burst_ports(void)
 {
+#define NONE MPE_PORT_NONE
+	static const struct {
+		const char *name;
+		uint16_t burst_in;  /* what the worker knows */
+		uint16_t in[4];	    /* each packet's in_port */
+		uint16_t preset;    /* burst_out as the stages before left it */
+		uint16_t out[4];    /* each packet's out_port after fwd */
+		uint16_t burst_out; /* what fwd says */
+	} cases[] = {
+		{"from one port queue", 1, {1, 1, 1, 1}, NONE, {0, 0, 0, 0}, 0},
+		{"from one port queue, a stage before said another", 1, {1, 1, 1, 1}, 2,
+		 {0, 0, 0, 0}, 0},
+		{"from a ring, all from one port", NONE, {2, 2, 2, 2}, 2, {1, 1, 1, 1}, 1},
+		{"from a ring, the last from another port", NONE, {2, 2, 2, 0}, 1, {1, 1, 1, 2},
+		 NONE},
+		{"from a ring, one in the middle from another port", NONE, {0, 1, 0, 0}, 2,
+		 {2, 0, 2, 2}, NONE},
+		{"from a ring, the last from no known port", NONE, {2, 2, 2, 9}, 1,
+		 {1, 1, 1, NONE}, NONE},
+		{"from a ring, the first from no known port", NONE, {9, 2, 2, 2}, 1,
+		 {NONE, 1, 1, 1}, NONE},
+		{"from a ring, none from a known port", NONE, {9, 9, 9, 9}, 0,
+		 {NONE, NONE, NONE, NONE}, NONE},
+	};
+#undef NONE
 	const struct mpe_stage_ops *fwd = mpe_stage_get((unsigned int)mpe_stage_find("fwd", 3));
 	struct mpe_conf conf;
 	struct mpe_stage_ctx ctx;
 	struct mpe_counters cnt;
 	struct rte_mbuf *pkts[4];
-	uint16_t i;
+	unsigned int c, i;
 
 	mpe_config_defaults(&conf);
 	conf.nb_ports = 3;
@@ -485,45 +511,29 @@ test_fwd_burst_ports(void)
 	      "a new context knows no burst port (%u, %u)", ctx.burst_in, ctx.burst_out);
 	for (i = 0; i < 4; i++) {
 		pkts[i] = make(OK_TCP, (uint8_t)i);
-		mpe_meta_init(mpe_meta(pkts[i], meta_off), 1);
+		if (pkts[i] == NULL) {
+			CHECK(0, "no mbuf for the fwd burst test");
+			rte_pktmbuf_free_bulk(pkts, i);
+			return;
+		}
 	}
+	for (c = 0; c < RTE_DIM(cases); c++) {
+		unsigned int wrong = 0;
 
-	/* from one port queue: every packet to that port's peer */
-	ctx.burst_in = 1;
-	mpe_meta(pkts[3], meta_off)->out_port = 5; /* overwritten */
-	CHECK(fwd->burst(&ctx, pkts, 4) == 4, "fwd keeps the burst");
-	CHECK(ctx.burst_out == 0, "one input port: one output port, its peer (%u)", ctx.burst_out);
-	for (i = 0; i < 4; i++)
-		CHECK(mpe_meta(pkts[i], meta_off)->out_port == 0, "packet %u to port 0 (%u)", i,
-		      mpe_meta(pkts[i], meta_off)->out_port);
-
-	/* from a ring, all from port 2: found to be one */
-	ctx.burst_in = MPE_PORT_NONE;
-	ctx.burst_out = MPE_PORT_NONE;
-	for (i = 0; i < 4; i++)
-		mpe_meta_init(mpe_meta(pkts[i], meta_off), 2);
-	fwd->burst(&ctx, pkts, 4);
-	CHECK(ctx.burst_out == 1, "a ring burst from one port: one output port (%u)",
-	      ctx.burst_out);
-
-	/* the last one from another port, then the last one from no known port */
-	for (i = 0; i < 2; i++) {
-		mpe_meta_init(mpe_meta(pkts[3], meta_off), i == 0 ? 0 : 9);
-		ctx.burst_out = MPE_PORT_NONE;
-		fwd->burst(&ctx, pkts, 4);
-		CHECK(ctx.burst_out == MPE_PORT_NONE, "last packet %s: no one output port (%u)",
-		      i == 0 ? "to another port" : "unrouted", ctx.burst_out);
-		CHECK(mpe_meta(pkts[3], meta_off)->out_port == (i == 0 ? 2 : MPE_PORT_NONE),
-		      "and it goes where its own input says (%u)",
-		      mpe_meta(pkts[3], meta_off)->out_port);
+		for (i = 0; i < 4; i++) {
+			mpe_meta_init(mpe_meta(pkts[i], meta_off), cases[c].in[i]);
+			mpe_meta(pkts[i], meta_off)->out_port = 5; /* fwd must overwrite it */
+		}
+		ctx.burst_in = cases[c].burst_in;
+		ctx.burst_out = cases[c].preset;
+		CHECK(fwd->burst(&ctx, pkts, 4) == 4, "%s: fwd keeps the burst", cases[c].name);
+		CHECK(ctx.burst_out == cases[c].burst_out, "%s: says %u, not %u", cases[c].name,
+		      ctx.burst_out, cases[c].burst_out);
+		for (i = 0; i < 4; i++)
+			wrong += mpe_meta(pkts[i], meta_off)->out_port != cases[c].out[i];
+		CHECK(wrong == 0, "%s: %u packets routed elsewhere than their input says",
+		      cases[c].name, wrong);
 	}
-	/* the first one unrouted, the others alike */
-	mpe_meta_init(mpe_meta(pkts[3], meta_off), 2);
-	mpe_meta_init(mpe_meta(pkts[0], meta_off), 9);
-	ctx.burst_out = MPE_PORT_NONE;
-	fwd->burst(&ctx, pkts, 4);
-	CHECK(ctx.burst_out == MPE_PORT_NONE, "first packet unrouted: no one output port (%u)",
-	      ctx.burst_out);
 	rte_pktmbuf_free_bulk(pkts, 4);
 }
 
