@@ -89,6 +89,10 @@ if (os.cpu_count() or 1) >= 2:
                        % (r["case"], r["impl"], r["line_rtt_ns"]))
     if "## CPU placement" not in open(out + "/bench.md").read():
         bad.append("bench.md: no CPU placement section")
+text = open(out + "/bench.md").read()
+if "## Slow runs\n" not in text or "| forward-only, rss, 1 worker | " not in text.split(
+        "## Slow runs\n")[-1]:
+    bad.append("bench.md: no slow-run section with fwd-rss-1w in it")
 summ = list(csv.DictReader(open(out + "/summary.csv")))
 cases = {(r["case"], r["impl"]) for r in summ}
 for want in (("fwd-rss-1w", "process"), ("fwd-rss-1w", "thread"),

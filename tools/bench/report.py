@@ -305,6 +305,7 @@ def markdown(s, cases, refs, meta):
                 fmt_ratio(ratio(v, ta))))
         L.append("")
     L += placement_text(s.rows)
+    L += slow_text(s, cases)
     if meta.get("notes"):
         L.append("## Notes")
         L.append("")
@@ -312,6 +313,89 @@ def markdown(s, cases, refs, meta):
             L.append("- " + n)
         L.append("")
     return "\n".join(L)
+
+
+# A run is slow when one of its stages costs over SLOW_FACTOR times that stage's cheapest run
+# of the same configuration (either build): the mode in which the first touch of what the
+# other CPU wrote costs double or more. It must also cost SLOW_EXCESS cycles per packet more:
+# between one and two cycles the sampling decides, not the host.
+SLOW_FACTOR = 1.5
+SLOW_EXCESS = 4.0
+
+
+def stage_cycles(row):
+    """{"w0.parse": 52.1, ...} of one raw row."""
+    out = {}
+    for kv in (row.get("stage_cycles_per_packet") or "").split():
+        k, v = kv.split("=")
+        out[k] = float(v)
+    return out
+
+
+def slow_runs(s, case):
+    """The runs of @case (process and thread builds) in which a stage cost over SLOW_FACTOR
+    times its cheapest run of the case: {(round, impl): (stage, cycles, cheapest)}, the
+    stage furthest above its cheapest for each."""
+    rows = [r for impl in ("process", "thread") for r in s.groups.get((case, impl), [])
+            if r["status"] == "ok"]
+    best = {}
+    for r in rows:
+        for k, v in stage_cycles(r).items():
+            best[k] = min(v, best.get(k, v))
+    out = {}
+    for r in rows:
+        worst = None
+        for k, v in stage_cycles(r).items():
+            if v > SLOW_FACTOR * best[k] and v - best[k] >= SLOW_EXCESS and (
+                    worst is None or v / best[k] > worst[1] / worst[2]):
+                worst = (k, v, best[k])
+        if worst:
+            out[(r["round"], r["impl"])] = worst
+    return out
+
+
+def fast_paired(s, case, slow):
+    """process / thread over the rounds in which neither build's run of @case was slow."""
+    def by_round(impl):
+        return {r["round"]: _f(r, "sink_mpps") for r in s.groups.get((case, impl), [])
+                if r["status"] == "ok" and _f(r, "sink_mpps")
+                and (r["round"], impl) not in slow}
+    rp, rt = by_round("process"), by_round("thread")
+    rs = [rp[k] / rt[k] for k in rp if k in rt]
+    if not rs:
+        return None
+    return {"median": statistics.median(rs), "min": min(rs), "max": max(rs), "n": len(rs)}
+
+
+def slow_text(s, cases):
+    """Per configuration: its slow runs, and process/thread over the rounds without one."""
+    L = ["## Slow runs", "",
+         "A run is counted slow when one of its stages cost over %.1f times that stage's "
+         "cheapest run of the configuration, in either build, and at least %.0f cycles per "
+         "packet more. On a virtual machine whose host moves "
+         "its CPUs, a configuration that hands packets from one CPU to the other has runs in "
+         "which the first stage to touch what the other CPU wrote costs double or more; such "
+         "a run says more about the host than about the build. Only a slow mode that shows in "
+         "a stage's cost is found here: a driver or host that is slower while the stages "
+         "cost the same is not. The process/thread figures "
+         "of the tables above count every round; the last column here leaves out the rounds "
+         "with a slow run." % (SLOW_FACTOR, SLOW_EXCESS), "",
+         "| configuration | slow runs: round, build, stage, cycles/pkt (cheapest) | "
+         "process/thread, every round | process/thread, rounds without a slow run |",
+         "|---|---|---|---|"]
+    for c in cases:
+        if c.get("fs"):
+            continue
+        slow = slow_runs(s, c["name"])
+        runs = "; ".join("%s %s: %s %.0f (%.0f)" % (rnd, impl, k, v, b)
+                         for (rnd, impl), (k, v, b) in sorted(slow.items())) or "none"
+        fp = fast_paired(s, c["name"], slow)
+        L.append("| %s | %s | %s | %s |" % (
+            c["label"], runs, fmt_paired(s.paired(c["name"], "process", "thread")),
+            "%s, %d round%s" % (fmt_paired(fp), fp["n"], "" if fp["n"] == 1 else "s")
+            if fp else "n/a (no such round)"))
+    L.append("")
+    return L
 
 
 def placement_text(rows):
