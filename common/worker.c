@@ -375,21 +375,20 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
 }
 
-/* The packets of the next burst, still in the input ring, were last written on another CPU
- * (the producer's). Asking for their lines now lets them travel while this burst is worked
- * on. Reads the ring, takes nothing from it: the hand stays exact. The data line is taken at
- * MPE_PKT_DATA_OFFSET, not read from the mbuf, which has not arrived yet (a driver that
- * receives elsewhere makes the prefetch useless, nothing worse). */
+/* The packets of the next burst, still in the input ring from @head on (@avail of them, as
+ * the dequeue found), were last written on another CPU (the producer's). Asking for their
+ * lines now lets them travel while this burst is worked on. Reads the ring's slots, takes
+ * nothing from it and reads none of its indices, whose lines the producer keeps reading: the
+ * hand stays exact. The data line is taken at MPE_PKT_DATA_OFFSET, not read from the mbuf,
+ * which has not arrived yet (a driver that receives elsewhere makes the prefetch useless,
+ * nothing worse). */
 static inline void
-prefetch_ahead(const struct mpe_worker *w)
+prefetch_ahead(const struct mpe_worker *w, uint32_t head, uint32_t avail)
 {
 	const struct rte_ring *r = w->in;
 	void *const *slots = (void *const *)&r[1];
-	uint32_t head = r->cons.head; /* this worker is the only consumer */
-	uint32_t n = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE) - head;
-	uint32_t i;
+	uint32_t n = RTE_MIN(avail, (uint32_t)w->burst), i;
 
-	n = RTE_MIN(n, (uint32_t)w->burst);
 	for (i = 0; i < n; i++) {
 		const char *m = slots[(head + i) & r->mask];
 
@@ -413,16 +412,17 @@ burst_rings(struct mpe_worker *w)
 	struct mpe_counters *cnt = w->cnt;
 	uint16_t n, kept, i, out_port;
 	uint32_t bytes = 0;
+	unsigned int avail;
 
 	/* phase is DEQ and cons_mark is the input's cons.tail: only this dequeue moves it */
-	n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)h->pkts, w->burst, NULL);
+	n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)h->pkts, w->burst, &avail);
 	if (n == 0)
 		return 0;
 	h->n = n;
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_PROC;
 	rte_compiler_barrier();
-	prefetch_ahead(w);
+	prefetch_ahead(w, h->cons_mark + n, avail);
 	for (i = 0; i < n; i++) {
 		h->work[i] = h->pkts[i];
 		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
@@ -435,7 +435,7 @@ burst_rings(struct mpe_worker *w)
 		transmit_burst(w, n, kept, out_port);
 	else
 		enqueue_burst(w, n, kept);
-	h->cons_mark = w->in->cons.tail;
+	h->cons_mark += n; /* the input's cons.tail now, without a look at its line */
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_DEQ;
 	return n;

@@ -102,9 +102,9 @@ dump_rings(FILE *f, const struct mpe_primary *p)
 		const struct rte_ring *r = p->rings[i];
 		int c = p->ring_consumer[i];
 
-		fprintf(f, "ring %s: count %u, capacity %u, free %u, consumer %s", r->name,
-			rte_ring_count(r), rte_ring_get_capacity(r), rte_ring_free_count(r),
-			c == MPE_END_IO ? "io" : "worker");
+		fprintf(f, "ring %s: count %u, capacity %u, free %u, consumer tail %u, consumer %s",
+			r->name, rte_ring_count(r), rte_ring_get_capacity(r),
+			rte_ring_free_count(r), r->cons.tail, c == MPE_END_IO ? "io" : "worker");
 		if (c != MPE_END_IO)
 			fprintf(f, " %d", c);
 		fprintf(f, "\n");
@@ -157,10 +157,11 @@ dump_worker(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm, 
 		slot->ctl.last_recover_us);
 	fprintf(f, "  last cause: %s\n  error: %s\n", cause[0] ? cause : "-",
 		error[0] ? error : "-");
-	fprintf(f, "  hand: phase %s, n %u, kept %u, done %u, free_from %u, put %s\n",
+	/* cons_mark: in phase dequeue, the input ring's consumer tail (rings above) */
+	fprintf(f, "  hand: phase %s, n %u, kept %u, done %u, free_from %u, put %s, cons_mark %u\n",
 		phase < RTE_DIM(hand_phases) ? hand_phases[phase] : "?", slot->hand.n,
 		slot->hand.kept, slot->hand.done, slot->hand.free_from,
-		mpe_pool_put_state_name(slot->hand.put.state));
+		mpe_pool_put_state_name(slot->hand.put.state), slot->hand.cons_mark);
 	counters(f, "  ", MPE_SHM_WORKER_CNT(shm, id));
 	for (s = 0; s < wc->nb_stages && s < MPE_MAX_STAGES; s++) {
 		const struct mpe_stage_ops *ops = mpe_stage_get(wc->stages[s]);

@@ -43,20 +43,6 @@ tel_dump() {
 		python3 -c 'import json, sys; print(json.load(sys.stdin).get("path", ""))' 2> /dev/null
 }
 
-# sig_dump: SIGUSR1, then the path the primary logged for the new dump (empty after 10 s)
-sig_dump() {
-	local before after i
-	before=$(grep -c "dump: written to" "$log" || true)
-	kill -USR1 "$PRIMARY_PID"
-	for ((i = 0; i < 200; i++)); do
-		after=$(grep -c "dump: written to" "$log" || true)
-		if [ "$after" -gt "$before" ]; then
-			grep "dump: written to" "$log" | tail -1 | sed 's/.*dump: written to \([^ ]*\).*/\1/'
-			return 0
-		fi
-		sleep 0.05
-	done
-}
 
 # sections FILE: every section header, in order
 sections() {
@@ -79,11 +65,11 @@ content() {
 		[ "${avail:-$((MBUFS + 1))}" -gt "$MBUFS" ]; then
 		echo "#   mempool: size ${size:-?} in_use ${use:-?} avail ${avail:-?}"; ok=1
 	fi
-	[ "$(grep -cE "^ring mpe_(io_w[01]|w[01]_io): count [0-9]+, capacity 1023, free [0-9]+" "$f")" = 4 ] ||
+	[ "$(grep -cE "^ring mpe_(io_w[01]|w[01]_io): count [0-9]+, capacity 1023, free [0-9]+, consumer tail [0-9]+" "$f")" = 4 ] ||
 		{ echo "#   rings"; ok=1; }
 	[ "$(grep -cE "^worker [01]: pid [0-9]+, lcore [23], state (running|ready), heartbeat [0-9]+" "$f")" = 2 ] ||
 		{ echo "#   workers"; ok=1; }
-	[ "$(grep -cE "^  hand: phase [a-z]+, n [0-9]+, kept [0-9]+, done [0-9]+, free_from [0-9]+, put (none|held|into its cache|flushing its cache|into the ring)$" "$f")" = 2 ] ||
+	[ "$(grep -cE "^  hand: phase [a-z]+, n [0-9]+, kept [0-9]+, done [0-9]+, free_from [0-9]+, put (none|held|into its cache|flushing its cache|into the ring), cons_mark [0-9]+$" "$f")" = 2 ] ||
 		{ echo "#   hands"; ok=1; }
 	grep -qE "^  device: ipackets [1-9][0-9]* " "$f" || { echo "#   port 0 counters"; ok=1; }
 	[ "$(grep -cE "^port [01] \(net_null[01]\): ethdev [01]," "$f")" = 2 ] || { echo "#   ports"; ok=1; }

@@ -56,6 +56,8 @@ if [ "$VARIANT" = two ]; then
 	check "the second mpe-ringio (port 2 to port 3) got back as many as it sent" [ "$rcio" = 0 ]
 	PACKETS=$((PACKETS * 2))
 fi
+d=$(sig_dump)
+check "idle, every worker's hand marks its input ring's consumer tail" marks_at_tails "${d:-/none}"
 stop_counted "the engine"
 check "the same packets came out, per-flow order kept" "$PCAPCMP" -q "$TMP/in.pcap" "$TMP/out.pcap"
 if [ "$VARIANT" = two ]; then

@@ -304,6 +304,33 @@ stop_counted() {
 		cond '[ "${in:-x}" = "$PACKETS" ] && [ "${out:-x}" = "$PACKETS" ] && [ "$dropped" = 0 ]'
 }
 
+# sig_dump: SIGUSR1 to the primary (whose log is $log), then the path it logged for the new
+# dump (empty after 10 s)
+sig_dump() {
+	local before after i
+	before=$(grep -c "dump: written to" "$log" || true)
+	kill -USR1 "$PRIMARY_PID"
+	for ((i = 0; i < 200; i++)); do
+		after=$(grep -c "dump: written to" "$log" || true)
+		if [ "$after" -gt "$before" ]; then
+			grep "dump: written to" "$log" | tail -1 | sed 's/.*dump: written to \([^ ]*\).*/\1/'
+			return 0
+		fi
+		sleep 0.05
+	done
+}
+
+# marks_at_tails DUMP: every worker waiting to dequeue has its hand's cons_mark at its input
+# ring's consumer tail (an idle engine: what recovery after a death there would rely on)
+marks_at_tails() {
+	awk '/^ring .* consumer worker [0-9]+$/ { t = $0; sub(/.*consumer tail /, "", t)
+			sub(/,.*/, "", t); tail[$NF] = t }
+		/^worker [0-9]+: pid/ { w = $2; sub(/:/, "", w) }
+		/^  hand: phase dequeue,/ { n++; m = $NF
+			if (!(w in tail) || tail[w] != m) { bad++; print "#   worker " w ": cons_mark " m ", tail " tail[w] } }
+		END { exit !(n > 0 && bad == 0) }' "$1"
+}
+
 # pcap_count FILE: packets in a capture
 pcap_count() {
 	"$PCAPCMP" "$1" "$1" | sed -n 's/^packets: expected=\([0-9]*\).*/\1/p'
