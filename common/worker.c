@@ -257,9 +257,9 @@ hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
 /* Run every stage over the burst; survivors end up first in @pkts, the dropped behind them.
  * @in_port: the port (index into conf.ports[]) every packet was received on, MPE_PORT_NONE
  * for a burst from a ring. Returns the survivors, and in *@out_port the port every one of
- * them is routed to, or MPE_PORT_NONE when no stage knows it to be one port. The worker's own verdict drop count moves when the burst leaves PROC
- * (transmit_burst, enqueue_burst): a worker dying in PROC has the whole burst counted by its
- * recovery, and only then.
+ * them is routed to, or MPE_PORT_NONE when no stage knows it to be one port. The worker's
+ * own verdict drop count moves when the burst leaves PROC (transmit_burst, enqueue_burst): a
+ * worker dying in PROC has the whole burst counted by its recovery, and only then.
  *
  * Stages are timed in one non-empty burst of cycles_sample (a TSC read costs about as much
  * as forwarding a packet): a timed burst's cycles count for it and for the untimed bursts
