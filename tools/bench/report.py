@@ -82,17 +82,17 @@ class Summary:
         for r in self.groups.get((case, impl), []):
             if r["status"] != "ok":
                 continue
-            for kv in r.get("stage_cycles_per_packet", "").split():
-                k, v = kv.split("=")
-                per.setdefault(k, []).append(float(v))
+            for k, v in stage_cycles(r).items():
+                per.setdefault(k, []).append(v)
         return {k: statistics.median(v) for k, v in per.items()}
 
-    def paired(self, case, a, b, key="sink_mpps"):
+    def paired(self, case, a, b, key="sink_mpps", skip=()):
         """Ratio a / b round by round (the two ran one after the other), over the rounds
-        both ran: median, min, max. Drifts of the host between rounds cancel out."""
+        both ran, leaving out the runs in @skip ((round, impl) pairs): median, min, max.
+        Drifts of the host between rounds cancel out."""
         def by_round(impl):
             return {r["round"]: _f(r, key) for r in self.groups.get((case, impl), [])
-                    if r["status"] == "ok" and _f(r, key)}
+                    if r["status"] == "ok" and _f(r, key) and (r["round"], impl) not in skip}
         ra, rb = by_round(a), by_round(b)
         rs = [ra[k] / rb[k] for k in ra if k in rb]
         if not rs:
@@ -356,15 +356,7 @@ def slow_runs(s, case):
 
 def fast_paired(s, case, slow):
     """process / thread over the rounds in which neither build's run of @case was slow."""
-    def by_round(impl):
-        return {r["round"]: _f(r, "sink_mpps") for r in s.groups.get((case, impl), [])
-                if r["status"] == "ok" and _f(r, "sink_mpps")
-                and (r["round"], impl) not in slow}
-    rp, rt = by_round("process"), by_round("thread")
-    rs = [rp[k] / rt[k] for k in rp if k in rt]
-    if not rs:
-        return None
-    return {"median": statistics.median(rs), "min": min(rs), "max": max(rs), "n": len(rs)}
+    return s.paired(case, "process", "thread", skip=slow)
 
 
 def slow_text(s, cases):
