@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """mpe-bench's reading of slow runs (tools/bench/report.py), on made-up rows: which runs it
-counts slow, and the process/thread ratio over the rounds left."""
+counts slow, and the process/thread ratio over the rounds left; and its summary of the
+alternating windows."""
 import os
 import sys
 
@@ -75,6 +76,30 @@ check("## Slow runs" in text and "| distributor | 2 thread: w0.fwd 12 (4) | " in
 check("| pipeline | 1 thread: w1.fwd 20 (4) | 2.00 | n/a (no such round) |" in text,
       "and says when no round is left")
 check("false sharing" not in text, "the false-sharing configurations are not in it")
+
+# alternating windows: per start the median of its window ratios, then the median of the
+# starts; a failed start is counted, not averaged in
+alt = [report.alt_row(1, "dist", "process", k, r) for k, r in
+       enumerate([(50e6, 49e6), (20e6, 21e6), (48e6, 50e6)], 1)]
+alt += [report.alt_row(2, "dist", "thread", k, r) for k, r in
+        enumerate([(51e6, 50e6), (50e6, 50e6)], 1)]
+alt += [report.alt_row(3, "dist", "process", None, None, "error: died"),
+        report.alt_row(1, "rss", "process", 1, (60e6, 0.0))]
+a = report.alt_summary(alt, "dist")
+check(a is not None and [round(x, 4) for x in a["starts"]] == [0.96, 1.01],
+      "alternating: each start's median window ratio (%s)" % (a,))
+check(a is not None and abs(a["median"] - 0.985) < 1e-9 and a["windows"] == 5
+      and a["errors"] == 1 and abs(a["min"] - 20 / 21) < 1e-3 and abs(a["max"] - 1.02) < 1e-3,
+      "alternating: median over the starts, every window's range, the failed start counted")
+check(report.alt_summary(alt, "rss") is None, "alternating: a window with no thread rate "
+      "gives no ratio")
+text = "\n".join(report.alternate_text(alt, [{"name": "dist", "label": "distributor"},
+                                             {"name": "rss", "label": "rss"}],
+                                       {"alternate": 3, "window": 0.5, "windows": 3,
+                                        "warmup": 1.0}))
+check("| distributor | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) |" in text
+      and "| rss | n/a | – | – |" in text, "bench.md's alternating section (%s)"
+      % text.splitlines()[-3:])
 
 print("%d failed" % failed)
 sys.exit(1 if failed else 0)

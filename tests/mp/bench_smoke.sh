@@ -13,7 +13,7 @@ wait "$bench" && rc=0 || rc=$?
 check "mpe-bench --quick exits 0" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || tail -30 "$TMP/bench.log"
 
-for f in bench.md bench.csv summary.csv bench.png; do
+for f in bench.md bench.csv summary.csv alternate.csv bench.png; do
 	check "$f written" [ -s "$out/$f" ]
 done
 
@@ -106,6 +106,21 @@ for r in summ:
                 float(r[k])
             except ValueError:
                 bad.append("summary.csv: %s is not a ratio: %r" % (k, r[k]))
+# the alternating windows: one start of fwd-rss-1w, each window a rate of both builds and
+# their ratio, and its line in bench.md's section
+alt = [r for r in csv.DictReader(open(out + "/alternate.csv")) if r["case"] == "fwd-rss-1w"]
+if not alt or any(r["status"] != "ok" for r in alt):
+    bad.append("alternate.csv: no good window of fwd-rss-1w: %r" % alt)
+for r in alt:
+    try:
+        p, t, q = float(r["process_mpps"]), float(r["thread_mpps"]), float(r["ratio"])
+        if not (p > 0 and t > 0 and abs(q - p / t) < 1e-3):
+            raise ValueError
+    except ValueError:
+        bad.append("alternate.csv: a window without two rates and their ratio: %r" % r)
+sec = open(out + "/bench.md").read().split("## Process against thread in alternating windows\n")
+if len(sec) != 2 or "| forward-only, rss, 1 worker | " not in sec[1].split("\n## ")[0]:
+    bad.append("bench.md: no alternating-window section with fwd-rss-1w in it")
 md = open(out + "/bench.md").read().splitlines()
 tables = 0
 for i, line in enumerate(md):
@@ -132,7 +147,7 @@ print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
 then
-	ok "bench.csv, summary.csv, bench.md and bench.png are well formed"
+	ok "bench.csv, summary.csv, alternate.csv, bench.md and bench.png are well formed"
 else
 	not_ok "outputs malformed"; cat "$TMP/check.log"
 fi

@@ -137,6 +137,86 @@ def fmt_cpp(d):
     return ", ".join("%s %.0f" % (k, v) for k, v in sorted(d.items())) or "n/a"
 
 
+ALT_FIELDS = ["start", "case", "first", "window", "process_mpps", "thread_mpps", "ratio",
+              "status"]
+
+
+def alt_row(start, case, first, window, rates, status="ok"):
+    """One row of alternate.csv: window @window of an alternating start (@first: the build
+    started first), @rates = (process pps, thread pps) in it."""
+    r = {"start": start, "case": case, "first": first, "window": window or "",
+         "process_mpps": "", "thread_mpps": "", "ratio": "", "status": status}
+    if rates is not None:
+        p, t = rates
+        r["process_mpps"] = "%.4f" % mpps(p)
+        r["thread_mpps"] = "%.4f" % mpps(t)
+        r["ratio"] = "%.4f" % (p / t) if t > 0 else ""
+    return r
+
+
+def write_alt_csv(rows, outdir):
+    with open(os.path.join(outdir, "alternate.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=ALT_FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def alt_summary(rows, case):
+    """Process/thread of @case from its alternating starts: {"starts": [median of the
+    window ratios of each start], "median": median of those, "min", "max": over every
+    window, "windows": how many, "errors": starts that failed}, or None without a window."""
+    per, every, errors = {}, [], 0
+    for r in rows:
+        if r["case"] != case:
+            continue
+        if r["status"] != "ok":
+            errors += 1
+            continue
+        try:
+            x = float(r["ratio"])
+        except (TypeError, ValueError):
+            continue
+        per.setdefault(int(r["start"]), []).append(x)
+        every.append(x)
+    if not every:
+        return None
+    starts = [statistics.median(v) for _, v in sorted(per.items())]
+    return {"starts": starts, "median": statistics.median(starts), "min": min(every),
+            "max": max(every), "windows": len(every), "errors": errors}
+
+
+def alternate_text(rows, cases, meta):
+    """bench.md's section on the alternating starts."""
+    n = meta["alternate"]
+    L = ["## Process against thread in alternating windows", "",
+         "After the rounds, each configuration ran %s with both builds started side by "
+         "side and only one of them running at any time: each stopped (SIGSTOP) while the "
+         "other ran a window of %.2f s, %d windows each, in the order A B, B A, A B, ..., "
+         "after a first turn of %.1f s each that is not counted; the build started first "
+         "changes from one start to the next. A slow spell of the host falls on neighbouring "
+         "windows alike, so the ratio of two neighbours is the builds' own; what differs from "
+         "one start of a program to the next does not cancel out, hence several starts. Per "
+         "start: the median of its window ratios. alternate.csv has every window." % (
+             "once" if n == 1 else "%d times" % n, meta["window"], meta["windows"],
+             meta["warmup"]), "",
+         "| configuration | process/thread, median over starts | each start | every window "
+         "(min–max) |", "|---|---|---|---|"]
+    for c in cases:
+        if c.get("fs") or c.get("na"):
+            continue
+        a = alt_summary(rows, c["name"])
+        if a is None:
+            L.append("| %s | n/a | – | – |" % c["label"])
+            continue
+        L.append("| %s | %.3f | %s%s | %.2f–%.2f (%d windows) |" % (
+            c["label"], a["median"], ", ".join("%.3f" % x for x in a["starts"]),
+            " (%d failed)" % a["errors"] if a["errors"] else "", a["min"], a["max"],
+            a["windows"]))
+    L.append("")
+    return L
+
+
 def write_csv(rows, summary_rows, outdir):
     with open(os.path.join(outdir, "bench.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=RAW_FIELDS, extrasaction="ignore")
@@ -304,6 +384,8 @@ def markdown(s, cases, refs, meta):
                 impl, acl_case, "n/a" if v is None else "%.1f" % v,
                 fmt_ratio(ratio(v, ta))))
         L.append("")
+    if meta.get("alternate"):
+        L += alternate_text(meta.get("alt_rows", []), cases, meta)
     L += placement_text(s.rows)
     L += slow_text(s, cases)
     if meta.get("notes"):

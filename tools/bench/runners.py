@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 
@@ -141,20 +142,27 @@ def _stage_cpp(w0, w1):
     return out
 
 
+def _start_engine(g, build, case, inputs, workdir):
+    """Starts the engine of @build on @case in group @g and waits until it runs: its
+    primary's Popen (the worker processes' pids join g.extra)."""
+    ini = os.path.join(workdir, "%s.ini" % g.prefix)
+    with open(ini, "w") as f:
+        f.write(mpe_config(case, inputs))
+    argv = [os.path.join(build["dir"], "primary", "mpe-primary")]
+    argv += g.eal(mpe_lcores(len(case["workers"])), vdevs_of(case["source"], inputs))
+    argv += ["--", "-c", ini]
+    prim = g.start("primary", argv)
+    log = g.wait_log(prim, "running:", 60)
+    g.extra |= {int(x) for x in re.findall(r"spawned pid (\d+)", log)}
+    return prim
+
+
 def run_mpe(build, case, inputs, workdir, warmup, duration):
     """The engine of @build ({'dir', 'model', 'layout'}) on @case."""
     g = Group(workdir, "%s (%s build, %s counters)" % (case["name"], build["model"],
                                                       build["layout"]))
     try:
-        ini = os.path.join(workdir, "%s.ini" % g.prefix)
-        with open(ini, "w") as f:
-            f.write(mpe_config(case, inputs))
-        argv = [os.path.join(build["dir"], "primary", "mpe-primary")]
-        argv += g.eal(mpe_lcores(len(case["workers"])), vdevs_of(case["source"], inputs))
-        argv += ["--", "-c", ini]
-        prim = g.start("primary", argv)
-        log = g.wait_log(prim, "running:", 60)
-        g.extra |= {int(x) for x in re.findall(r"spawned pid (\d+)", log)}
+        prim = _start_engine(g, build, case, inputs, workdir)
         tel = Telemetry(g.prefix)
         try:
             res, s0, s1 = measure(g, tel, sink_ports(case["source"]), warmup, duration,
@@ -176,6 +184,66 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
         return res
     finally:
         g.close()
+
+
+def _hold(g, prim, sig):
+    """SIGSTOP or SIGCONT to every process of one engine: the primary stops first and
+    continues last, so that it never sees its workers stand still while it runs (a worker
+    respawned meanwhile is found by its file prefix)."""
+    pids = [prim.pid] + [pid for pid in g.pids() if pid != prim.pid]
+    for pid in (pids if sig == signal.SIGSTOP else reversed(pids)):
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
+def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window, settle=0.1):
+    """The engines of @builds (two) started side by side on @case, only one of them running
+    at any time: each is stopped (SIGSTOP) while the other runs a window of @window seconds,
+    @windows windows each, in the order A B, B A, A B, ... after a first turn of @warmup
+    seconds each that is not measured. Each window starts @settle seconds after the engine
+    continues. A slow spell of the host then falls on both builds alike, as neighbouring
+    windows share it; what differs between two starts of a program does not cancel out, so
+    a run of this is one start of each. The stop stays shorter than the engine's
+    stall_timeout_ms (2 s by default), after which a primary kills a worker that it sees
+    standing still. Returns [[sink pps of each window] per build]."""
+    engines = []
+    try:
+        for b in builds:
+            g = Group(workdir, "%s (%s build, alternating windows)" % (case["name"],
+                                                                      b["model"]))
+            engines.append((g, None, None))
+            prim = _start_engine(g, b, case, inputs, workdir)
+            tel = Telemetry(g.prefix)
+            engines[-1] = (g, prim, tel)
+            _hold(g, prim, signal.SIGSTOP)
+        ports = sink_ports(case["source"])
+        rates = [[] for _ in engines]
+        for k in range(windows + 1):
+            order = list(range(len(engines)))
+            for i in (order if k % 2 == 0 else order[::-1]):
+                g, prim, tel = engines[i]
+                _hold(g, prim, signal.SIGCONT)
+                time.sleep(warmup if k == 0 else settle)
+                g.check_alive()
+                s0 = sample(tel, ports)
+                time.sleep(window)
+                s1 = sample(tel, ports)
+                _hold(g, prim, signal.SIGSTOP)
+                if k > 0:
+                    rates[i].append((s1["tx"] - s0["tx"]) / (s1["t"] - s0["t"]))
+        for g, prim, tel in engines:
+            _hold(g, prim, signal.SIGCONT)
+            tel.close()
+            g.check_alive()
+            g.stop(30)
+        return rates
+    finally:
+        for g, prim, _ in engines:
+            if prim is not None:
+                _hold(g, prim, signal.SIGCONT)
+            g.close()
 
 
 # ---------------------------------------------------------------- references
