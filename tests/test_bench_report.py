@@ -91,15 +91,65 @@ check(a is not None and [round(x, 4) for x in a["starts"]] == [0.96, 1.01],
 check(a is not None and abs(a["median"] - 0.985) < 1e-9 and a["windows"] == 5
       and a["errors"] == 1 and abs(a["min"] - 20 / 21) < 1e-3 and abs(a["max"] - 1.02) < 1e-3,
       "alternating: median over the starts, every window's range, the failed start counted")
-check(report.alt_summary(alt, "rss") is None, "alternating: a window with no thread rate "
-      "gives no ratio")
+z = report.alt_summary(alt, "rss")
+check(z is not None and z["windows"] == 0 and z["errors"] == 1 and alt[-1]["ratio"] == ""
+      and alt[-1]["status"] != "ok", "alternating: a window in which a build sent nothing "
+      "has no ratio and fails (%s, %s)" % (z, alt[-1]))
+check(report.alt_summary(alt, "nothing") is None, "alternating: no row, no summary")
+r = report.alt_row(1, "x", "thread", 1, (0.0, 50e6), "error: 3 worker restarts", 0.01)
+check(r["status"] == "error: 3 worker restarts" and r["ratio"] == "" and
+      r["stopped_leak"] == "0.0100", "alternating: a failed start's window keeps its reason")
 text = "\n".join(report.alternate_text(alt, [{"name": "dist", "label": "distributor"},
                                              {"name": "rss", "label": "rss"}],
                                        {"alternate": 3, "window": 0.5, "windows": 3,
                                         "warmup": 1.0}))
 check("| distributor | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) |" in text
-      and "| rss | n/a | – | – |" in text, "bench.md's alternating section (%s)"
+      and "| rss | n/a | 1 failed | – |" in text, "bench.md's alternating section (%s)"
       % text.splitlines()[-3:])
+
+# mpe-bench's alternating start on a stand-in for the engines: whichever build starts first,
+# each window's process and thread rates land in their own columns; a leak or a restart
+# fails the start; every configuration runs once per start, in a new order each start
+import importlib.machinery  # noqa: E402
+import importlib.util  # noqa: E402
+top = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..")
+spec = importlib.util.spec_from_loader("mpe_bench", importlib.machinery.SourceFileLoader(
+    "mpe_bench", os.path.join(top, "tools", "mpe-bench")))
+mb = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mb)
+fake = {"leak": 0.001, "restarts": 0}
+
+
+def fake_alternating(builds, case, ins, work, warmup, windows, window):
+    rate = {"process": 60e6, "thread": 50e6}
+    return {"rates": [[rate[b["model"]] + k for k in range(windows)] for b in builds],
+            "leak": fake["leak"], "restarts": fake["restarts"]}
+
+
+mb.runners.run_mpe_alternating = fake_alternating
+mb.log = lambda msg: None
+builds = {"process": {"model": "process"}, "thread": {"model": "thread"}}
+args = type("A", (), {"warmup": 1.0, "windows": 2, "window": 0.5})()
+c = {"name": "fwd-rss-1w"}
+for st in (1, 2):
+    got = mb.run_alternating(c, st, builds, {}, "/nonexistent", args)
+    check([(r["first"], r["process_mpps"], r["thread_mpps"], r["status"]) for r in got] ==
+          [("process" if st == 1 else "thread", "60.0000", "50.0000", "ok")] * 2,
+          "run_alternating, start %d: the rates in their builds' columns (%s)" % (st, got))
+fake["leak"] = 0.5
+got = mb.run_alternating(c, 1, builds, {}, "/nonexistent", args)
+check(all(r["status"].startswith("error: an engine sent 50%") for r in got),
+      "run_alternating: an engine that went on while stopped fails the start")
+fake["leak"], fake["restarts"] = 0.001, 2
+got = mb.run_alternating(c, 1, builds, {}, "/nonexistent", args)
+check(all(r["status"] == "error: 2 worker restarts" for r in got),
+      "run_alternating: a worker restart fails the start")
+cs = [{"name": "c%d" % i} for i in range(6)]
+order = [(st, x["name"]) for st, x in mb.alternate_order(cs, 3, 7)]
+per = [[n for s2, n in order if s2 == st] for st in (1, 2, 3)]
+check(all(sorted(p) == sorted(x["name"] for x in cs) for p in per) and len(set(map(tuple, per)))
+      > 1 and order == [(st, x["name"]) for st, x in mb.alternate_order(cs, 3, 7)],
+      "alternate_order: each configuration once per start, new orders, one per seed")
 
 print("%d failed" % failed)
 sys.exit(1 if failed else 0)

@@ -108,19 +108,31 @@ for r in summ:
                 bad.append("summary.csv: %s is not a ratio: %r" % (k, r[k]))
 # the alternating windows: one start of fwd-rss-1w, each window a rate of both builds and
 # their ratio, and its line in bench.md's section
+# (--quick: one start, the process build started first, two windows each; each engine
+# stopped while the other ran, so that it sent next to nothing then)
 alt = [r for r in csv.DictReader(open(out + "/alternate.csv")) if r["case"] == "fwd-rss-1w"]
-if not alt or any(r["status"] != "ok" for r in alt):
-    bad.append("alternate.csv: no good window of fwd-rss-1w: %r" % alt)
+if [(r["start"], r["first"], r["window"], r["status"]) for r in alt] != [
+        ("1", "process", "1", "ok"), ("1", "process", "2", "ok")]:
+    bad.append("alternate.csv: not two good windows of fwd-rss-1w: %r" % alt)
+ratios = []
 for r in alt:
     try:
         p, t, q = float(r["process_mpps"]), float(r["thread_mpps"]), float(r["ratio"])
-        if not (p > 0 and t > 0 and abs(q - p / t) < 1e-3):
+        if not (p > 0 and t > 0 and abs(q / (p / t) - 1) < 1e-3):
             raise ValueError
+        if not 0 <= float(r["stopped_leak"]) < 0.05:
+            raise ValueError
+        ratios.append(q)
     except ValueError:
-        bad.append("alternate.csv: a window without two rates and their ratio: %r" % r)
+        bad.append("alternate.csv: a window without two rates, their ratio and a small "
+                   "stopped leak: %r" % r)
 sec = open(out + "/bench.md").read().split("## Process against thread in alternating windows\n")
-if len(sec) != 2 or "| forward-only, rss, 1 worker | " not in sec[1].split("\n## ")[0]:
-    bad.append("bench.md: no alternating-window section with fwd-rss-1w in it")
+line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
+        if x.startswith("| forward-only, rss, 1 worker | ")]
+if len(ratios) == 2 and (len(line) != 1 or line[0].split(" | ")[1] != "%.3f" % (
+        (ratios[0] + ratios[1]) / 2)):
+    bad.append("bench.md: the alternating section's fwd-rss-1w line is not the median of "
+               "its windows: %r" % line)
 md = open(out + "/bench.md").read().splitlines()
 tables = 0
 for i, line in enumerate(md):

@@ -233,8 +233,11 @@ class Telemetry:
         self.bufsize = int(hello.get("max_output_len", 16384))
 
     def get(self, cmd):
-        self.sock.send(cmd.encode())
-        raw = self.sock.recv(self.bufsize)
+        try:
+            self.sock.send(cmd.encode())
+            raw = self.sock.recv(self.bufsize)
+        except OSError as e:  # the program died, or stopped answering
+            raise BenchError("telemetry %s: %s" % (cmd, e))
         try:
             val = json.loads(raw.decode())[cmd.split(",", 1)[0]]
         except (ValueError, KeyError) as e:

@@ -137,20 +137,30 @@ def fmt_cpp(d):
     return ", ".join("%s %.0f" % (k, v) for k, v in sorted(d.items())) or "n/a"
 
 
+# the most an engine may send while it waits stopped, as a share of its rate (between a
+# SIGCONT and the telemetry read after it some milliseconds a second go by running)
+ALT_LEAK_MAX = 0.05
+
 ALT_FIELDS = ["start", "case", "first", "window", "process_mpps", "thread_mpps", "ratio",
-              "status"]
+              "stopped_leak", "status"]
 
 
-def alt_row(start, case, first, window, rates, status="ok"):
+def alt_row(start, case, first, window, rates, status="ok", leak=None):
     """One row of alternate.csv: window @window of an alternating start (@first: the build
-    started first), @rates = (process pps, thread pps) in it."""
+    started first), @rates = (process pps, thread pps) in it, @leak the start's largest
+    share of an engine's rate sent while it was stopped. A window in which a build sent
+    nothing has no ratio and fails."""
     r = {"start": start, "case": case, "first": first, "window": window or "",
-         "process_mpps": "", "thread_mpps": "", "ratio": "", "status": status}
+         "process_mpps": "", "thread_mpps": "", "ratio": "",
+         "stopped_leak": "" if leak is None else "%.4f" % leak, "status": status}
     if rates is not None:
         p, t = rates
         r["process_mpps"] = "%.4f" % mpps(p)
         r["thread_mpps"] = "%.4f" % mpps(t)
-        r["ratio"] = "%.4f" % (p / t) if t > 0 else ""
+        if p > 0 and t > 0:
+            r["ratio"] = "%.4f" % (p / t)
+        elif status == "ok":
+            r["status"] = "error: no packets in the window"
     return r
 
 
@@ -165,7 +175,8 @@ def write_alt_csv(rows, outdir):
 def alt_summary(rows, case):
     """Process/thread of @case from its alternating starts: {"starts": [median of the
     window ratios of each start], "median": median of those, "min", "max": over every
-    window, "windows": how many, "errors": starts that failed}, or None without a window."""
+    window, "windows": how many, "errors": failed rows (a start that failed whole, or a
+    window)}; None when @case has no row."""
     per, every, errors = {}, [], 0
     for r in rows:
         if r["case"] != case:
@@ -173,14 +184,12 @@ def alt_summary(rows, case):
         if r["status"] != "ok":
             errors += 1
             continue
-        try:
-            x = float(r["ratio"])
-        except (TypeError, ValueError):
-            continue
+        x = float(r["ratio"])
         per.setdefault(int(r["start"]), []).append(x)
         every.append(x)
     if not every:
-        return None
+        return {"starts": [], "median": None, "min": None, "max": None, "windows": 0,
+                "errors": errors} if errors else None
     starts = [statistics.median(v) for _, v in sorted(per.items())]
     return {"starts": starts, "median": statistics.median(starts), "min": min(every),
             "max": max(every), "windows": len(every), "errors": errors}
@@ -192,22 +201,25 @@ def alternate_text(rows, cases, meta):
     L = ["## Process against thread in alternating windows", "",
          "After the rounds, each configuration ran %s with both builds started side by "
          "side and only one of them running at any time: each stopped (SIGSTOP) while the "
-         "other ran a window of %.2f s, %d windows each, in the order A B, B A, A B, ..., "
-         "after a first turn of %.1f s each that is not counted; the build started first "
-         "changes from one start to the next. A slow spell of the host falls on neighbouring "
-         "windows alike, so the ratio of two neighbours is the builds' own; what differs from "
-         "one start of a program to the next does not cancel out, hence several starts. Per "
-         "start: the median of its window ratios. alternate.csv has every window." % (
+         "other ran a window of %.2f s (measured from 0.1 s after it continued), %d windows "
+         "each, in the order A B, B A, A B, ..., after a first turn of %.1f s each that is not "
+         "measured; the build started first changes from one start to the next, and the "
+         "engines run with stall_timeout_ms = 0. A slow spell of the host that lasts longer "
+         "than a pair of windows falls on both of them; what differs from one start of a "
+         "program to the next does not cancel out, hence several starts. Per start: the median "
+         "of its window ratios. A start fails when an engine sent over %.0f%% of its rate "
+         "while stopped or a worker restarted. alternate.csv has every window." % (
              "once" if n == 1 else "%d times" % n, meta["window"], meta["windows"],
-             meta["warmup"]), "",
+             meta["warmup"], 100 * ALT_LEAK_MAX), "",
          "| configuration | process/thread, median over starts | each start | every window "
          "(min–max) |", "|---|---|---|---|"]
     for c in cases:
         if c.get("fs") or c.get("na"):
             continue
         a = alt_summary(rows, c["name"])
-        if a is None:
-            L.append("| %s | n/a | – | – |" % c["label"])
+        if a is None or not a["windows"]:
+            L.append("| %s | n/a | %s | – |" % (
+                c["label"], "%d failed" % a["errors"] if a else "–"))
             continue
         L.append("| %s | %.3f | %s%s | %.2f–%.2f (%d windows) |" % (
             c["label"], a["median"], ", ".join("%.3f" % x for x in a["starts"]),

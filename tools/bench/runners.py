@@ -18,7 +18,7 @@ import signal
 import subprocess
 import time
 
-from procs import BenchError, Group, Telemetry, rss_kib
+from procs import BenchError, Group, Telemetry, alive, rss_kib
 
 NCPU = os.cpu_count() or 1
 
@@ -73,6 +73,7 @@ def sample(tel, ports, mpe=False):
     if mpe:
         s["stats"] = tel.get("/mpe/stats")
         s["workers"] = tel.get("/mpe/workers")
+    s["t_end"] = time.monotonic()
     return s
 
 
@@ -187,62 +188,113 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
 
 
 def _hold(g, prim, sig):
-    """SIGSTOP or SIGCONT to every process of one engine: the primary stops first and
-    continues last, so that it never sees its workers stand still while it runs (a worker
-    respawned meanwhile is found by its file prefix)."""
-    pids = [prim.pid] + [pid for pid in g.pids() if pid != prim.pid]
-    for pid in (pids if sig == signal.SIGSTOP else reversed(pids)):
-        try:
-            os.kill(pid, sig)
-        except OSError:
-            pass
+    """SIGSTOP or SIGCONT to every process of one engine. The primary stops first, and only
+    then are its workers looked up (by file prefix: a worker respawned a moment before is
+    found) and stopped; on the way back the workers continue first. A primary already
+    reaped is left alone."""
+    if sig == signal.SIGSTOP:
+        if prim.poll() is None:
+            os.kill(prim.pid, sig)
+        seen = {pid for pid in g.extra if alive(pid)}  # the workers known: at once
+        for pid in seen:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        while True:
+            new = [pid for pid in g.pids() if pid != prim.pid and pid not in seen]
+            if not new:
+                return
+            for pid in new:
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+            seen.update(new)
+    for pid in g.pids():
+        if pid != prim.pid:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+    if prim.poll() is None:
+        os.kill(prim.pid, sig)
+
+
+# An engine started for alternating windows waits stopped while the other starts, warms up
+# and runs: its primary must not take its workers for hung (stall_timeout_ms = 0), nor
+# give up on them.
+ALT_KEYS = {"stall_timeout_ms": "0"}
 
 
 def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window, settle=0.1):
     """The engines of @builds (two) started side by side on @case, only one of them running
-    at any time: each is stopped (SIGSTOP) while the other runs a window of @window seconds,
-    @windows windows each, in the order A B, B A, A B, ... after a first turn of @warmup
-    seconds each that is not measured. Each window starts @settle seconds after the engine
-    continues. A slow spell of the host then falls on both builds alike, as neighbouring
-    windows share it; what differs between two starts of a program does not cancel out, so
-    a run of this is one start of each. The stop stays shorter than the engine's
-    stall_timeout_ms (2 s by default), after which a primary kills a worker that it sees
-    standing still. Returns [[sink pps of each window] per build]."""
+    at any time: each is stopped (SIGSTOP) while the other runs, @windows windows of @window
+    seconds each, in the order A B, B A, A B, ... after a first turn of @warmup seconds each
+    that is not measured. A window starts @settle seconds after its engine continues. A slow
+    spell of the host then falls on neighbouring windows of both builds alike; what differs
+    between two starts of a program does not cancel out, so one call is one start of each.
+    Returns {"rates": [[sink pps of each window] per build], "leak": the largest share of
+    its own rate that an engine transmitted while it was meant to be stopped (near 0 when
+    every process of it stopped), "restarts": worker restarts seen}."""
+    case = dict(case, engine_keys=dict(case.get("engine_keys", {}), **ALT_KEYS))
     engines = []
     try:
         for b in builds:
             g = Group(workdir, "%s (%s build, alternating windows)" % (case["name"],
                                                                       b["model"]))
-            engines.append((g, None, None))
+            engines.append([g, None, None, None])
             prim = _start_engine(g, b, case, inputs, workdir)
-            tel = Telemetry(g.prefix)
-            engines[-1] = (g, prim, tel)
+            engines[-1][1:3] = [prim, Telemetry(g.prefix)]
             _hold(g, prim, signal.SIGSTOP)
         ports = sink_ports(case["source"])
         rates = [[] for _ in engines]
+        rate = [0.0 for _ in engines]  # its latest rate: the warm-up's, then its last window's
+        leak = 0.0
         for k in range(windows + 1):
             order = list(range(len(engines)))
             for i in (order if k % 2 == 0 else order[::-1]):
-                g, prim, tel = engines[i]
+                g, prim, tel, last = engines[i]
+                cont = time.monotonic()
                 _hold(g, prim, signal.SIGCONT)
+                back = sample(tel, ports)
+                if last is not None and rate[i] > 0 and cont - last["stopped"] > window:
+                    # after a stop while the other engine ran (not between its own two
+                    # windows in a row): what it sent from its last read to this one, beyond
+                    # what its rate gives in the time it may have run (until it was stopped,
+                    # and from the SIGCONT to this read), as a share of what it would have
+                    # sent had it run while stopped: 0 or less, or near 1 if it never stopped
+                    ran = (last["stopped"] - last["t"]) + (back["t_end"] - cont)
+                    more = back["tx"] - last["tx"] - rate[i] * ran
+                    leak = max(leak, more / (rate[i] * (cont - last["stopped"])))
                 time.sleep(warmup if k == 0 else settle)
                 g.check_alive()
-                s0 = sample(tel, ports)
-                time.sleep(window)
-                s1 = sample(tel, ports)
-                _hold(g, prim, signal.SIGSTOP)
-                if k > 0:
+                if k == 0:
+                    s1 = sample(tel, ports)
+                    rate[i] = (s1["tx"] - back["tx"]) / (s1["t"] - back["t_end"])
+                else:
+                    s0 = sample(tel, ports)
+                    time.sleep(window)
+                    s1 = sample(tel, ports)
                     rates[i].append((s1["tx"] - s0["tx"]) / (s1["t"] - s0["t"]))
-        for g, prim, tel in engines:
+                    rate[i] = rates[i][-1]
+                _hold(g, prim, signal.SIGSTOP)
+                s1["stopped"] = time.monotonic()
+                engines[i][3] = s1
+        restarts = 0
+        for g, prim, tel, _ in engines:
             _hold(g, prim, signal.SIGCONT)
-            tel.close()
             g.check_alive()
+            restarts += sum(w.get("restarts", 0) for w in tel.get("/mpe/workers").values())
+            tel.close()
             g.stop(30)
-        return rates
+        return {"rates": rates, "leak": leak, "restarts": restarts}
     finally:
-        for g, prim, _ in engines:
+        for g, prim, tel, _ in engines:
             if prim is not None:
                 _hold(g, prim, signal.SIGCONT)
+            if tel is not None:
+                tel.close()
             g.close()
 
 
