@@ -102,7 +102,7 @@ check(r["status"] == "error: 3 worker restarts" and r["ratio"] == "" and
 text = "\n".join(report.alternate_text(alt, [{"name": "dist", "label": "distributor"},
                                              {"name": "rss", "label": "rss"}],
                                        {"alternate": 3, "window": 0.5, "windows": 3,
-                                        "warmup": 1.0}))
+                                        "warmup": 1.0, "settle": 0.1}))
 check("| distributor | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) |" in text
       and "| rss | n/a | 1 failed | – |" in text, "bench.md's alternating section (%s)"
       % text.splitlines()[-3:])
@@ -122,7 +122,7 @@ fake = {"leak": 0.001, "restarts": 0}
 
 def fake_alternating(builds, case, ins, work, warmup, windows, window):
     rate = {"process": 60e6, "thread": 50e6}
-    return {"rates": [[rate[b["model"]] + k for k in range(windows)] for b in builds],
+    return {"rates": [[rate[b["model"]]] * windows for b in builds],
             "leak": fake["leak"], "restarts": fake["restarts"]}
 
 

@@ -137,8 +137,9 @@ def fmt_cpp(d):
     return ", ".join("%s %.0f" % (k, v) for k, v in sorted(d.items())) or "n/a"
 
 
-# the most an engine may send while it waits stopped, as a share of its rate (between a
-# SIGCONT and the telemetry read after it some milliseconds a second go by running)
+# the most an engine may send while it waits stopped, as a share of its rate: stopped, it
+# sends nothing, and what it sends in the moments it runs around a stop (until the SIGSTOP,
+# and from the SIGCONT to the telemetry read) is already taken off
 ALT_LEAK_MAX = 0.05
 
 ALT_FIELDS = ["start", "case", "first", "window", "process_mpps", "thread_mpps", "ratio",
@@ -165,11 +166,7 @@ def alt_row(start, case, first, window, rates, status="ok", leak=None):
 
 
 def write_alt_csv(rows, outdir):
-    with open(os.path.join(outdir, "alternate.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=ALT_FIELDS)
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
+    _write_rows(os.path.join(outdir, "alternate.csv"), ALT_FIELDS, rows)
 
 
 def alt_summary(rows, case):
@@ -201,7 +198,7 @@ def alternate_text(rows, cases, meta):
     L = ["## Process against thread in alternating windows", "",
          "After the rounds, each configuration ran %s with both builds started side by "
          "side and only one of them running at any time: each stopped (SIGSTOP) while the "
-         "other ran a window of %.2f s (measured from 0.1 s after it continued), %d windows "
+         "other ran a window of %.2f s (measured from %.1f s after it continued), %d windows "
          "each, in the order A B, B A, A B, ..., after a first turn of %.1f s each that is not "
          "measured; the build started first changes from one start to the next, and the "
          "engines run with stall_timeout_ms = 0. A slow spell of the host that lasts longer "
@@ -209,7 +206,8 @@ def alternate_text(rows, cases, meta):
          "program to the next does not cancel out, hence several starts. Per start: the median "
          "of its window ratios. A start fails when an engine sent over %.0f%% of its rate "
          "while stopped or a worker restarted. alternate.csv has every window." % (
-             "once" if n == 1 else "%d times" % n, meta["window"], meta["windows"],
+             "once" if n == 1 else "%d times" % n, meta["window"], meta["settle"],
+             meta["windows"],
              meta["warmup"], 100 * ALT_LEAK_MAX), "",
          "| configuration | process/thread, median over starts | each start | every window "
          "(min–max) |", "|---|---|---|---|"]
@@ -229,17 +227,16 @@ def alternate_text(rows, cases, meta):
     return L
 
 
+def _write_rows(path, fields, rows, extrasaction="raise"):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction=extrasaction)
+        w.writeheader()
+        w.writerows(rows)
+
+
 def write_csv(rows, summary_rows, outdir):
-    with open(os.path.join(outdir, "bench.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=RAW_FIELDS, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    with open(os.path.join(outdir, "summary.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=SUMMARY_FIELDS)
-        w.writeheader()
-        for r in summary_rows:
-            w.writerow(r)
+    _write_rows(os.path.join(outdir, "bench.csv"), RAW_FIELDS, rows, extrasaction="ignore")
+    _write_rows(os.path.join(outdir, "summary.csv"), SUMMARY_FIELDS, summary_rows)
 
 
 def summarise(rows, cases, refs):

@@ -187,37 +187,33 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
         g.close()
 
 
+def _signal(pids, sig):
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:  # gone meanwhile
+            pass
+
+
 def _hold(g, prim, sig):
-    """SIGSTOP or SIGCONT to every process of one engine. The primary stops first, and only
-    then are its workers looked up (by file prefix: a worker respawned a moment before is
-    found) and stopped; on the way back the workers continue first. A primary already
-    reaped is left alone."""
+    """SIGSTOP or SIGCONT to every process of one engine. The primary stops first, then the
+    workers known, then any other process of its file prefix (a worker respawned a moment
+    before), until none is left; on the way back the workers continue first. A primary
+    already reaped is left alone."""
+    prim_alive = prim.poll() is None
     if sig == signal.SIGSTOP:
-        if prim.poll() is None:
+        if prim_alive:
             os.kill(prim.pid, sig)
-        seen = {pid for pid in g.extra if alive(pid)}  # the workers known: at once
-        for pid in seen:
-            try:
-                os.kill(pid, sig)
-            except OSError:
-                pass
+        seen = {pid for pid in g.extra if alive(pid)}
+        _signal(seen, sig)
         while True:
             new = [pid for pid in g.pids() if pid != prim.pid and pid not in seen]
             if not new:
                 return
-            for pid in new:
-                try:
-                    os.kill(pid, sig)
-                except OSError:
-                    pass
+            _signal(new, sig)
             seen.update(new)
-    for pid in g.pids():
-        if pid != prim.pid:
-            try:
-                os.kill(pid, sig)
-            except OSError:
-                pass
-    if prim.poll() is None:
+    _signal([pid for pid in g.pids() if pid != prim.pid], sig)
+    if prim_alive:
         os.kill(prim.pid, sig)
 
 
@@ -225,9 +221,12 @@ def _hold(g, prim, sig):
 # and runs: its primary must not take its workers for hung (stall_timeout_ms = 0), nor
 # give up on them.
 ALT_KEYS = {"stall_timeout_ms": "0"}
+# a window is measured from this long after its engine continues
+ALT_SETTLE = 0.1
 
 
-def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window, settle=0.1):
+def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window,
+                        settle=ALT_SETTLE):
     """The engines of @builds (two) started side by side on @case, only one of them running
     at any time: each is stopped (SIGSTOP) while the other runs, @windows windows of @window
     seconds each, in the order A B, B A, A B, ... after a first turn of @warmup seconds each
