@@ -125,6 +125,9 @@ static const struct key_def keys[] = {
 	WRK("lcore", T_UINT, 1, RTE_MAX_LCORE - 1, 0, lcore, 1, "lcore id of the worker"),
 	WRK("cpu", T_CPU, 0, CPU_SETSIZE - 1, MPE_CPU_ANY, cpu, 0, "CPU the lcore runs on"),
 	WRK("stages", T_STAGES, 0, 0, 0, stages, 0, "stages the worker runs, in order"),
+	WRK("queue", T_UINT, 0, MPE_MAX_QUEUES - 1, MPE_QUEUE_AUTO, queue, 0,
+	    "queue of every port the worker owns: rss: the RX queue it polls and the TX queue it "
+	    "sends on; tx = workers: the TX queue"),
 };
 
 static const char *const shape_names[] = {"pipeline", "distributor", "rss"};
@@ -572,6 +575,54 @@ same_stages(const struct mpe_worker_conf *a, const struct mpe_worker_conf *b)
 }
 
 /* Checks across keys and sections, once every value is known. */
+/* Each worker's queue (its id unless given) and, in shape rss, the ports' RX queues: one
+ * above the highest queue polled unless given. Queues no worker polls get no RSS traffic
+ * (the primary points the device's redirection table at the polled ones). */
+static void
+check_queues(struct parser *p, struct mpe_conf *c)
+{
+	unsigned int i, j;
+	uint16_t n;
+
+	for (i = 0; i < c->nb_workers; i++) {
+		struct mpe_worker_conf *w = &c->workers[i];
+		char sect[16];
+
+		snprintf(sect, sizeof(sect), "worker %u", i);
+		if (!mpe_config_worker_owns_queue(c, i)) {
+			if (w->queue != MPE_QUEUE_AUTO)
+				report(p, loc_line(p, sect, "queue"), "queue",
+				       "worker %u owns no queue: only the workers of shape rss and "
+				       "workers that transmit (tx = workers) have queues of their own",
+				       i);
+			w->queue = MPE_QUEUE_AUTO;
+			continue;
+		}
+		if (w->queue == MPE_QUEUE_AUTO)
+			w->queue = (uint16_t)i;
+		for (j = 0; j < i; j++)
+			if (mpe_config_worker_owns_queue(c, j) && c->workers[j].queue == w->queue)
+				report(p, loc_line(p, sect, "queue") ? loc_line(p, sect, "queue") :
+				       c->workers[i].line, "queue", "%u already owned by worker %u",
+				       w->queue, j);
+	}
+	if (c->shape != MPE_SHAPE_RSS)
+		return;
+	n = mpe_config_worker_queues(c);
+	for (i = 0; i < c->nb_ports; i++) {
+		struct mpe_port_conf *pc = &c->ports[i];
+		char sect[16];
+
+		snprintf(sect, sizeof(sect), "port %u", i);
+		if (pc->rx_queues == 0)
+			pc->rx_queues = n;
+		else if (pc->rx_queues < n)
+			report(p, loc_line(p, sect, "rx_queues"), "rx_queues",
+			       "%u, but shape rss has a worker poll queue %u of every port",
+			       pc->rx_queues, n - 1);
+	}
+}
+
 static void
 validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 	 const uint8_t *seen_worker)
@@ -621,13 +672,9 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 				       "'%s': shape rss makes workers poll ports themselves, and this "
 				       "driver's datapath does not work in secondary processes (use "
 				       "shape distributor or pipeline)", pc->device);
-			if (pc->rx_queues != 0 && pc->rx_queues != c->nb_workers)
-				report(p, loc_line(p, sect, "rx_queues"), "rx_queues",
-				       "%u, but shape rss needs one queue per worker (%u)",
-				       pc->rx_queues, c->nb_workers);
 		}
-		if (pc->rx_queues == 0)
-			pc->rx_queues = c->shape == MPE_SHAPE_RSS ? c->nb_workers : 1;
+		if (pc->rx_queues == 0 && c->shape != MPE_SHAPE_RSS)
+			pc->rx_queues = 1;
 	}
 
 	for (i = 0; i < c->nb_workers; i++) {
@@ -651,6 +698,7 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 			       "shape %s runs identical workers: differs from worker 0",
 			       mpe_config_shape_name(c->shape));
 	}
+	check_queues(p, c);
 	/* tx = workers: every port something is sent to must work in the workers' processes */
 	for (i = 0; c->shape != MPE_SHAPE_RSS && c->tx_workers && i < c->nb_ports; i++) {
 		if (mpe_config_port_sent_to(c, i) &&
@@ -898,6 +946,8 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		fprintf(out, "\n[worker %u]\nlcore = %u\n", i, w->lcore);
 		if (w->cpu != MPE_CPU_ANY)
 			fprintf(out, "cpu = %u\n", w->cpu);
+		if (w->queue != MPE_QUEUE_AUTO)
+			fprintf(out, "queue = %u\n", w->queue);
 		fprintf(out, "stages = ");
 		for (j = 0; j < w->nb_stages; j++)
 			fprintf(out, "%s%s", j ? "," : "", mpe_stage_get(w->stages[j])->name);
@@ -960,7 +1010,9 @@ mpe_config_help(FILE *out)
 		else if (strcmp(k->key, "peer") == 0)
 			snprintf(def, sizeof(def), "N xor 1");
 		else if (strcmp(k->key, "rx_queues") == 0)
-			snprintf(def, sizeof(def), "1; rss: workers");
+			snprintf(def, sizeof(def), "1; rss: highest queue + 1");
+		else if (strcmp(k->key, "queue") == 0)
+			snprintf(def, sizeof(def), "worker id");
 		else if (k->type == T_CPU)
 			snprintf(def, sizeof(def), "chosen");
 		else

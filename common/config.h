@@ -16,6 +16,7 @@
 #define MPE_DEVNAME_LEN 64
 #define MPE_PORT_NONE UINT16_MAX
 #define MPE_CPU_ANY UINT16_MAX
+#define MPE_QUEUE_AUTO UINT16_MAX /* [worker N] queue not given: the worker's id */
 
 /* Defaults: named here, applied by the table in config.c. */
 #define MPE_DEF_BURST 32
@@ -60,6 +61,9 @@ struct mpe_port_conf {
 struct mpe_worker_conf {
 	uint16_t lcore;
 	uint16_t cpu; /* MPE_CPU_ANY: the primary chooses */
+	/* The queue this worker owns on every port: rss: the RX queue it polls and the TX queue
+	 * it sends on; tx = workers: the TX queue. Its id unless the configuration says. */
+	uint16_t queue;
 	uint8_t nb_stages;
 	uint8_t stages[MPE_MAX_STAGES]; /* indices into the stage table (common/stage.h) */
 	int line;
@@ -151,13 +155,33 @@ mpe_config_port_sent_to(const struct mpe_conf *c, unsigned int i)
 	return 0;
 }
 
-/* Transmit queues of port @i: one per worker where workers transmit to it, else the I/O
- * lcore's one. */
+/* 1 when worker @id owns a queue of every port (its conf queue): rss, or it transmits. */
+static inline int
+mpe_config_worker_owns_queue(const struct mpe_conf *c, unsigned int id)
+{
+	return c->shape == MPE_SHAPE_RSS || mpe_config_worker_transmits(c, id);
+}
+
+/* One above the highest queue a worker owns (0: no worker owns one). */
+static inline uint16_t
+mpe_config_worker_queues(const struct mpe_conf *c)
+{
+	uint16_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nb_workers; i++)
+		if (mpe_config_worker_owns_queue(c, i) && c->workers[i].queue >= n)
+			n = (uint16_t)(c->workers[i].queue + 1);
+	return n;
+}
+
+/* Transmit queues of port @i: up to the highest queue a worker owns where workers transmit
+ * to it (the ones no worker owns stay idle), else the I/O lcore's one. */
 static inline uint16_t
 mpe_config_port_txq(const struct mpe_conf *c, unsigned int i)
 {
 	if (c->shape == MPE_SHAPE_RSS || (c->tx_workers && mpe_config_port_sent_to(c, i)))
-		return c->nb_workers;
+		return mpe_config_worker_queues(c);
 	return 1;
 }
 

@@ -89,15 +89,15 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	if (rc < 0)
 		return rc;
 	if (mpe_config_worker_receives(conf, id)) {
-		/* rss: queue @id of every port; a pipeline's first worker: the one queue */
+		/* rss: its own queue of every port; a pipeline's first worker: the one queue */
 		w->ports_in = 1;
-		w->rx_queue = conf->shape == MPE_SHAPE_RSS ? (uint16_t)id : 0;
+		w->rx_queue = conf->shape == MPE_SHAPE_RSS ? wc->queue : 0;
 		for (i = 0; i < conf->nb_ports; i++)
 			if (conf->ports[i].rx)
 				w->rx_ports[w->nb_rx_ports++] = (uint16_t)i;
 	}
 	if (mpe_config_worker_transmits(conf, id)) {
-		w->queue = (uint16_t)id;
+		w->queue = wc->queue;
 		w->mirror = conf->mirror_port != MPE_PORT_NONE;
 	}
 	w->pool = rte_mempool_lookup(MPE_NAME_POOL);

@@ -21,6 +21,81 @@ static uint8_t sym_rss_key[40] = {
 	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
 };
 
+/* Shape rss with RX queues no worker polls (workers given queues of their own): point the
+ * device's RSS redirection table at the polled queues only, or what it hashed to the others
+ * would never be received. Reads the table back to check it and logs how it spreads. */
+static int
+point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid,
+	   const struct rte_eth_dev_info *info)
+{
+	const struct mpe_port_conf *pc = &conf->ports[idx];
+	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
+	uint16_t polled[MPE_MAX_QUEUES], nb = 0, i, q;
+	unsigned int per_queue[MPE_MAX_QUEUES] = {0}, stray = 0;
+	char buf[MPE_MAX_QUEUES * 12] = "";
+	size_t off = 0;
+	int rc;
+
+	for (q = 0; q < pc->rx_queues; q++)
+		for (i = 0; i < conf->nb_workers; i++)
+			if (conf->workers[i].queue == q)
+				polled[nb++] = q;
+	if (nb == pc->rx_queues)
+		return 0; /* every queue has its worker: the device's own table will do */
+	if (info->reta_size == 0 || info->reta_size > RTE_ETH_RSS_RETA_SIZE_512 ||
+	    info->reta_size % RTE_ETH_RETA_GROUP_SIZE != 0) {
+		MPE_LOG(ERR, port, "port %u (%s): %u RX queues, %u of them polled, and driver %s "
+			"has no RSS redirection table to keep packets off the others (size %u): "
+			"give the workers queues 0 to %u", idx, pc->device, pc->rx_queues, nb,
+			info->driver_name, info->reta_size, nb - 1);
+		return -ENOTSUP;
+	}
+	memset(reta, 0, sizeof(reta));
+	for (i = 0; i < info->reta_size; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |= 1ULL << (i % RTE_ETH_RETA_GROUP_SIZE);
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+			polled[i % nb];
+	}
+	rc = rte_eth_dev_rss_reta_update(pid, reta, info->reta_size);
+	if (rc == 0) {
+		for (i = 0; i < info->reta_size / RTE_ETH_RETA_GROUP_SIZE; i++) {
+			reta[i].mask = UINT64_MAX;
+			memset(reta[i].reta, 0xff, sizeof(reta[i].reta));
+		}
+		rc = rte_eth_dev_rss_reta_query(pid, reta, info->reta_size);
+	}
+	if (rc != 0) {
+		MPE_LOG(ERR, port, "port %u (%s): cannot point the RSS redirection table at the "
+			"polled queues: %s", idx, pc->device, strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < info->reta_size; i++) {
+		q = reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE];
+		if (q < pc->rx_queues)
+			per_queue[q]++;
+		else
+			stray++;
+	}
+	for (q = 0; q < pc->rx_queues; q++) {
+		if (per_queue[q] == 0)
+			continue;
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %u:%u", q, per_queue[q]);
+		for (i = 0; i < nb && polled[i] != q; i++)
+			;
+		if (i == nb)
+			stray += per_queue[q];
+	}
+	if (stray != 0) {
+		MPE_LOG(ERR, port, "port %u (%s): the RSS redirection table read back sends %u of "
+			"%u entries to queues no worker polls (queue:entries%s)", idx, pc->device,
+			stray, info->reta_size, buf);
+		return -EIO;
+	}
+	MPE_LOG(INFO, port, "port %u (%s): RSS redirection table of %u entries over the polled "
+		"queues (queue:entries%s)", idx, pc->device, info->reta_size, buf);
+	return 0;
+}
+
 static int
 port_init(struct mpe_primary *p, unsigned int idx)
 {
@@ -77,6 +152,11 @@ port_init(struct mpe_primary *p, unsigned int idx)
 			MPE_LOG(NOTICE, port, "port %u (%s): driver %s has no RSS: %u queues are "
 				"filled as the driver chooses", idx, pc->device, info.driver_name,
 				pc->rx_queues);
+			if (conf->shape == MPE_SHAPE_RSS && pc->rx_queues > conf->nb_workers)
+				MPE_LOG(WARNING, port, "port %u (%s): %u of its %u RX queues have "
+					"no worker: what the driver puts there is never received",
+					idx, pc->device, pc->rx_queues - conf->nb_workers,
+					pc->rx_queues);
 		}
 	}
 	rc = rte_eth_dev_configure(pid, pc->rx_queues, nb_txq, &ec);
@@ -98,6 +178,13 @@ port_init(struct mpe_primary *p, unsigned int idx)
 		MPE_LOG(ERR, port, "port %u (%s): start failed: %s", idx, pc->device,
 			strerror(-rc));
 		return rc;
+	}
+	if (conf->shape == MPE_SHAPE_RSS && ec.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS) {
+		rc = point_reta(conf, idx, pid, &info);
+		if (rc != 0) {
+			rte_eth_dev_stop(pid);
+			return rc;
+		}
 	}
 	if (rte_eth_macaddr_get(pid, &mac) == 0)
 		memcpy(pc->mac, mac.addr_bytes, sizeof(pc->mac));

@@ -172,6 +172,9 @@ static const struct key_row key_rows[] = {
 	{IN_WORKER, "lcore", K_UINT, 1, RTE_MAX_LCORE - 1, 1, 1, WRK_F(lcore), "3", 3,
 	 "io_lcore = 60\n"},
 	{IN_WORKER, "cpu", K_UINT, 0, CPU_SETSIZE - 1, 1, 1, WRK_F(cpu), "7", 7, ""},
+	/* a queue of its own: shape rss; 16 queues of 1024 descriptors need the mbufs */
+	{IN_WORKER, "queue", K_UINT, 0, MPE_MAX_QUEUES - 1, 1, 1, WRK_F(queue), "5", 5,
+	 "shape = rss\n" MANY_MBUFS},
 };
 
 static const char *const where_name[] = {"engine", "port 0", "worker 0"};
@@ -446,6 +449,64 @@ check_rss4(const struct mpe_conf *c)
 	      c->ports[1].rx_queues);
 }
 
+/* Workers on queues 3 and 6: the ports get 7 of each kind; queues 0-2, 4 and 5 idle. */
+static void
+check_rss_queues36(const struct mpe_conf *c)
+{
+	unsigned int i;
+
+	CHECK(c->workers[0].queue == 3 && c->workers[1].queue == 6, "worker queues %u %u",
+	      c->workers[0].queue, c->workers[1].queue);
+	for (i = 0; i < 2; i++) {
+		CHECK(c->ports[i].rx_queues == 7, "port %u: rx_queues %u, not 7", i,
+		      c->ports[i].rx_queues);
+		CHECK(mpe_config_port_txq(c, i) == 7, "port %u: %u tx queues, not 7", i,
+		      mpe_config_port_txq(c, i));
+	}
+}
+
+/* rss without queue keys: each worker owns the queue of its id. */
+static void
+check_rss_queue_ids(const struct mpe_conf *c)
+{
+	CHECK(c->workers[0].queue == 0 && c->workers[1].queue == 1 && c->workers[2].queue == 2 &&
+		      c->workers[3].queue == 3,
+	      "queues %u %u %u %u", c->workers[0].queue, c->workers[1].queue,
+	      c->workers[2].queue, c->workers[3].queue);
+	CHECK(mpe_config_port_txq(c, 0) == 4, "%u tx queues", mpe_config_port_txq(c, 0));
+}
+
+/* rss, one worker on queue 0 of 2: the other queue is left to the RSS table's care */
+static void
+check_rss_spare_queue(const struct mpe_conf *c)
+{
+	CHECK(c->ports[0].rx_queues == 2 && c->workers[0].queue == 0 &&
+		      mpe_config_port_txq(c, 0) == 1,
+	      "rx_queues %u, queue %u, tx queues %u", c->ports[0].rx_queues, c->workers[0].queue,
+	      mpe_config_port_txq(c, 0));
+}
+
+/* distributor, tx = workers on queues 2 and 0: port 1 transmits on 3 queues; receiving
+ * stays the I/O lcore's one queue */
+static void
+check_dist_tx_queues(const struct mpe_conf *c)
+{
+	CHECK(c->workers[0].queue == 2 && c->workers[1].queue == 0, "queues %u %u",
+	      c->workers[0].queue, c->workers[1].queue);
+	CHECK(mpe_config_port_txq(c, 1) == 3 && c->ports[0].rx_queues == 1,
+	      "tx queues %u, rx_queues %u", mpe_config_port_txq(c, 1), c->ports[0].rx_queues);
+}
+
+/* pipeline, tx = workers: only the last worker owns a queue (1 unless given) */
+static void
+check_pipe_tx_queue(const struct mpe_conf *c)
+{
+	CHECK(c->workers[0].queue == MPE_QUEUE_AUTO && c->workers[1].queue == 4 &&
+		      mpe_config_port_txq(c, 1) == 5,
+	      "queues %u %u, tx queues %u", c->workers[0].queue, c->workers[1].queue,
+	      mpe_config_port_txq(c, 1));
+}
+
 static void
 check_rss2_explicit(const struct mpe_conf *c)
 {
@@ -610,6 +671,21 @@ static const struct cfg_case cases[] = {
 	{"rss: rx_queues equal to the number of workers",
 	 "[engine]\nshape = rss\n[port 0]\ndevice = net_null0\nrx_queues = 2\n" W(0, 2) W(1, 3),
 	 0, {NULL}, check_rss2_explicit},
+	{"rss: workers on queues 3 and 6 of ports with 7 queues",
+	 "[engine]\nshape = rss\nmbufs = 65535\n" P0 P1 W(0, 2) "queue = 3\n" W(1, 3)
+	 "queue = 6\n", 0, {NULL}, check_rss_queues36},
+	{"rss: each worker owns the queue of its id unless told",
+	 "[engine]\nshape = rss\nmbufs = 32767\n" P0 W(0, 2) W(1, 3) W(2, 4) W(3, 5), 0, {NULL},
+	 check_rss_queue_ids},
+	{"rss: a queue no worker polls",
+	 "[engine]\nshape = rss\n[port 0]\ndevice = net_null0\nrx_queues = 2\n" W0, 0, {NULL},
+	 check_rss_spare_queue},
+	{"distributor with tx = workers: the workers' transmit queues",
+	 "[engine]\nshape = distributor\ntx = workers\n" P0 P1 W(0, 2) "queue = 2\n" W(1, 3)
+	 "queue = 0\n", 0, {NULL}, check_dist_tx_queues},
+	{"pipeline with tx = workers: the last worker's transmit queue",
+	 "[engine]\ntx = workers\nmbufs = 32767\n" P0 P1 W(0, 2) W(1, 3) "queue = 4\n", 0, {NULL},
+	 check_pipe_tx_queue},
 	{"every key of every section is stored", EVERY_KEY, 0, {NULL}, check_every_key},
 	{"';' comments, blank lines, indentation and spaces around '=' are ignored",
 	 "; engine settings\n\n[engine]\n   burst   =   64   ; per burst\n\n"
@@ -787,9 +863,27 @@ static const struct cfg_case cases[] = {
 	 {"@:4: device: 'net_af_packet0,iface=lo': shape rss", "secondary processes"}, NULL},
 	{"rss with eth_pcap0 refused", "[engine]\nshape = rss\n[port 0]\ndevice = eth_pcap0\n" W0,
 	 1, {"@:4: device: 'eth_pcap0'", "secondary processes"}, NULL},
-	{"rss with rx_queues other than the worker count",
-	 "[engine]\nshape = rss\n[port 0]\ndevice = net_null0\nrx_queues = 2\n" W0, 1,
-	 {"@:5: rx_queues: 2, but shape rss needs one queue per worker (1)"}, NULL},
+	{"rss with rx_queues short of a worker's queue",
+	 "[engine]\nshape = rss\n[port 0]\ndevice = net_null0\nrx_queues = 2\n" W0
+	 "queue = 2\n", 1,
+	 {"@:5: rx_queues: 2, but shape rss has a worker poll queue 2 of every port"}, NULL},
+	{"rss with rx_queues short of the worker count",
+	 "[engine]\nshape = rss\n[port 0]\ndevice = net_null0\nrx_queues = 1\n" W0 W(1, 3),
+	 1, {"@:5: rx_queues: 1, but shape rss has a worker poll queue 1 of every port"}, NULL},
+	{"two workers on one queue",
+	 "[engine]\nshape = rss\n" P0 W(0, 2) "queue = 1\n" W(1, 3), 1,
+	 {"@:8: queue: 1 already owned by worker 0"}, NULL},
+	{"two workers given one queue",
+	 "[engine]\nshape = rss\n" P0 W(0, 2) "queue = 5\n" W(1, 3) "queue = 5\n", 1,
+	 {"@:10: queue: 5 already owned by worker 0"}, NULL},
+	{"a queue for a distributor worker that does not transmit",
+	 "[engine]\nshape = distributor\n" P0 W0 "queue = 1\n", 1,
+	 {"@:7: queue: worker 0 owns no queue: only the workers of shape rss and workers that "
+	  "transmit (tx = workers) have queues of their own"}, NULL},
+	{"a queue for a pipeline's first worker", "[engine]\ntx = workers\n" P0 P1 W(0, 2)
+	 "queue = 1\n" W(1, 3), 1, {"@:9: queue: worker 0 owns no queue"}, NULL},
+	{"a queue above the highest", "[engine]\nshape = rss\n" P0 W0 "queue = 16\n", 1,
+	 {"@:7: queue: '16' out of range: must be between 0 and 15"}, NULL},
 	{"rss with more than 16 workers",
 	 "[engine]\nshape = rss\n" P0 W(0, 2) W(1, 3) W(2, 4) W(3, 5) W(4, 6) W(5, 7) W(6, 8)
 	 W(7, 9) W(8, 10) W(9, 11) W(10, 12) W(11, 13) W(12, 14) W(13, 15) W(14, 16) W(15, 17)
@@ -1035,7 +1129,7 @@ test_primary_only_devices(void)
 
 /* What the engine prints with --check must load back into the same configuration. */
 static void
-test_dump_loads_back(void)
+dump_loads_back(const char *ini)
 {
 	static struct mpe_conf a, b;
 	struct loaded l;
@@ -1044,7 +1138,7 @@ test_dump_loads_back(void)
 	FILE *mem;
 	unsigned int i;
 
-	load_text(EVERY_KEY, &a, &l);
+	load_text(ini, &a, &l);
 	CHECK(l.rc == 0, "first load: %d\n%s", l.rc, l.err ? l.err : "");
 	free(l.err);
 	mem = open_memstream(&text, &len);
@@ -1078,10 +1172,25 @@ test_dump_loads_back(void)
 	for (i = 0; i < a.nb_workers; i++) {
 		const struct mpe_worker_conf *x = &a.workers[i], *y = &b.workers[i];
 
-		CHECK(x->lcore == y->lcore && x->cpu == y->cpu && x->nb_stages == y->nb_stages &&
+		CHECK(x->lcore == y->lcore && x->cpu == y->cpu && x->queue == y->queue &&
+			      x->nb_stages == y->nb_stages &&
 			      memcmp(x->stages, y->stages, x->nb_stages) == 0,
 		      "worker %u differs", i);
 	}
+}
+
+static void
+test_dump_loads_back(void)
+{
+	dump_loads_back(EVERY_KEY);
+}
+
+/* rss workers on queues of their choice: the queues and the ports' RX queues come back */
+static void
+test_dump_loads_back_queues(void)
+{
+	dump_loads_back("[engine]\nshape = rss\nmbufs = 65535\n" P0 P1 W(0, 2) "queue = 6\n"
+			W(1, 3) "queue = 3\n");
 }
 
 /* Every key of a section is read, however many there are: 64 unknown keys, then a bad one. */
@@ -1287,6 +1396,7 @@ main(void)
 		 test_primary_only_devices},
 		{"mpe_config_dump output loads back into the same configuration",
 		 test_dump_loads_back},
+		{"mpe_config_dump: the workers' queues load back", test_dump_loads_back_queues},
 		{"a section with 64 unknown keys still checks the 65th key",
 		 test_many_keys_all_checked},
 		{"tx = workers: the workers' transmit queues count in the mbufs needed",

@@ -51,7 +51,9 @@ cases=(
 	'device_dup|||device = net_null0 ; <-|'"|device: 'net_null0' already used by port 0"
 	'stage||||[worker 0]\nlcore = 2\nstages = fwd,bogus ; <-'"|stages: unknown stage 'bogus'"
 	'lcore_missing||||[worker 0] ; <-\nstages = fwd|lcore: missing in \[worker 0\]'
-	'rss_queues|shape = rss|rx_queues = 3 ; <-|||rx_queues: 3, but shape rss needs one queue per worker'
+	'rss_queues|shape = rss|rx_queues = 1 ; <-||[worker 0]\nlcore = 2\nqueue = 2|rx_queues: 1, but shape rss has a worker poll queue 2 of every port'
+	'queue_dup|shape = rss|||[worker 0]\nlcore = 2\nqueue = 1\n[worker 1]\nlcore = 3\nqueue = 1 ; <-|queue: 1 already owned by worker 0'
+	'queue_io||||[worker 0]\nlcore = 2\nqueue = 0 ; <-|queue: worker 0 owns no queue'
 )
 for c in "${cases[@]}"; do
 	IFS='|' read -r name eng p0 p1 w0 want <<< "$c"
