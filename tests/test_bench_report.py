@@ -77,6 +77,34 @@ check("| pipeline | 1 thread: w1.fwd 20 (4) | 2.00 | n/a (no such round) |" in t
       "and says when no round is left")
 check("false sharing" not in text, "the false-sharing configurations are not in it")
 
+# from 1 worker to 2: each build's median with 2 over its median with 1; a pair with a
+# configuration that did not run is left out
+two = report.Summary(rows + [row(1, "rss2", "process", 120.0, {}),
+                             row(2, "rss2", "process", 130.0, {}),
+                             row(3, "rss2", "process", 110.0, {}),
+                             row(1, "rss2", "thread", 99.0, {})])
+text = "\n".join(report.scaling_text(two, [{"name": "rss", "label": "rss 1"},
+                                           {"name": "rss2", "label": "rss 2"}],
+                                     [("rss", "rss2"), ("rss", "gone")]))
+check("## From 1 worker to 2" in text and "| rss 1 | rss 2 | 1.82 | 1.65 |" in text
+      and "gone" not in text, "scaling: 120/66 and 99/60, the pair that did not run left out "
+      "(%s)" % text.splitlines()[2:5])
+check(report.scaling_text(two, [{"name": "rss", "label": "rss 1"}], [("rss", "rss2")]) == [],
+      "scaling: no pair ran, no section")
+
+# the engine's configuration for a case with queues: each worker on its own
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools",
+                                "bench"))
+import runners  # noqa: E402
+ini = runners.mpe_config({"name": "q", "shape": "rss", "source": "null",
+                          "workers": [["fwd"], ["fwd"]], "queues": [3, 6]}, {})
+ws = ini.split("[worker ")[1:]
+check(len(ws) == 2 and "\nqueue = 3\n" in ws[0] and "\nqueue = 6\n" in ws[1],
+      "the engine's configuration gives each worker its queue (%r)" % ws)
+check("queue" not in runners.mpe_config({"name": "n", "shape": "rss", "source": "null",
+                                         "workers": [["fwd"]]}, {}),
+      "no queue key unless the case has queues")
+
 # alternating windows: per start the median of its window ratios, then the median of the
 # starts; a failed start is counted, not averaged in
 alt = [report.alt_row(1, "dist", "process", k, r) for k, r in

@@ -133,6 +133,20 @@ if len(ratios) == 2 and (len(line) != 1 or line[0].split(" | ")[1] != "%.3f" % (
         (ratios[0] + ratios[1]) / 2)):
     bad.append("bench.md: the alternating section's fwd-rss-1w line is not the median of "
                "its windows: %r" % line)
+# from 1 worker to 2: the quick run has rss with 1 worker and with 2 on queues 3 and 6
+for impl in ("process", "thread"):
+    if not [r for r in raw if r["case"] == "fwd-rss-2w-apart" and r["impl"] == impl
+            and r["status"] == "ok"]:
+        bad.append("bench.csv: no measurement of fwd-rss-2w-apart in the %s build" % impl)
+sec = open(out + "/bench.md").read().split("## From 1 worker to 2\n")
+line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
+        if x.startswith("| forward-only, rss, 1 worker | forward-only, rss, 2 workers on "
+                        "queues 3 and 6 | ")]
+try:
+    if len(line) != 1 or not all(float(x) > 0 for x in line[0].strip(" |").split(" | ")[2:]):
+        raise ValueError
+except ValueError:
+    bad.append("bench.md: no 1 to 2 workers line for rss with two ratios: %r" % line)
 md = open(out + "/bench.md").read().splitlines()
 tables = 0
 for i, line in enumerate(md):

@@ -345,6 +345,7 @@ def markdown(s, cases, refs, meta):
              "worker process; the one process of the thread build); hugepage memory is "
              "shared and not in VmRSS.")
     L.append("")
+    L += scaling_text(s, cases, meta.get("scaling", []))
     fs = [c for c in cases if c.get("fs")]
     if fs:
         L.append("## False sharing: per-worker counters on shared cache lines")
@@ -478,6 +479,28 @@ def slow_text(s, cases):
             "%s, %d round%s" % (fmt_paired(fp), fp["n"], "" if fp["n"] == 1 else "s")
             if fp else "n/a (no such round)"))
     L.append("")
+    return L
+
+
+def scaling_text(s, cases, pairs):
+    """From 1 worker to 2: for each (one worker, two workers) pair of configurations that
+    ran, each build's median over the rounds with 2 workers over its median with 1."""
+    ran = {c["name"]: c for c in cases}
+    L = []
+    for one, two in pairs:
+        if one not in ran or two not in ran:
+            continue
+        if not L:
+            L += ["## From 1 worker to 2", "",
+                  "| 1 worker | 2 workers | process | thread |", "|---|---|---|---|"]
+        L.append("| %s | %s | %s | %s |" % (
+            ran[one]["label"], ran[two]["label"],
+            fmt_ratio(ratio(s.median(two, "process"), s.median(one, "process"))),
+            fmt_ratio(ratio(s.median(two, "thread"), s.median(one, "thread")))))
+    if L:
+        L += ["", "Median rate with 2 workers over the median with 1, each build on its own. "
+              "In shape rss each worker has a CPU of its own; in the distributor the I/O "
+              "lcore shares a CPU with worker 1 on a 2-CPU host.", ""]
     return L
 
 

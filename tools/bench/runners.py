@@ -115,6 +115,8 @@ def mpe_config(case, inputs):
     for w, stages in enumerate(case["workers"]):
         lines += ["", "[worker %d]" % w, "lcore = %d" % (w + 2), "cpu = %d" % cpu(w),
                   "stages = %s" % ", ".join(stages)]
+        if "queues" in case:
+            lines.append("queue = %d" % case["queues"][w])
     return "\n".join(lines) + "\n"
 
 
