@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
@@ -29,7 +30,7 @@ point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid,
 	   const struct rte_eth_dev_info *info)
 {
 	const struct mpe_port_conf *pc = &conf->ports[idx];
-	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_eth_rss_reta_entry64 *reta;
 	uint16_t polled[MPE_MAX_QUEUES], nb = 0, i, q;
 	unsigned int per_queue[MPE_MAX_QUEUES] = {0}, stray = 0;
 	char buf[MPE_MAX_QUEUES * 12] = "";
@@ -42,31 +43,33 @@ point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid,
 				polled[nb++] = q;
 	if (nb == pc->rx_queues)
 		return 0; /* every queue has its worker: the device's own table will do */
-	if (info->reta_size == 0 || info->reta_size > RTE_ETH_RSS_RETA_SIZE_512 ||
-	    info->reta_size % RTE_ETH_RETA_GROUP_SIZE != 0) {
+	if (info->reta_size == 0) {
 		MPE_LOG(ERR, port, "port %u (%s): %u RX queues, %u of them polled, and driver %s "
 			"has no RSS redirection table to keep packets off the others (size %u): "
 			"give the workers queues 0 to %u", idx, pc->device, pc->rx_queues, nb,
 			info->driver_name, info->reta_size, nb - 1);
 		return -ENOTSUP;
 	}
-	memset(reta, 0, sizeof(reta));
+	reta = calloc((info->reta_size + RTE_ETH_RETA_GROUP_SIZE - 1) / RTE_ETH_RETA_GROUP_SIZE,
+		      sizeof(*reta));
+	if (reta == NULL)
+		return -ENOMEM;
 	for (i = 0; i < info->reta_size; i++) {
 		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |= 1ULL << (i % RTE_ETH_RETA_GROUP_SIZE);
 		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
 			polled[i % nb];
 	}
 	rc = rte_eth_dev_rss_reta_update(pid, reta, info->reta_size);
-	if (rc == 0) {
-		for (i = 0; i < info->reta_size / RTE_ETH_RETA_GROUP_SIZE; i++) {
-			reta[i].mask = UINT64_MAX;
-			memset(reta[i].reta, 0xff, sizeof(reta[i].reta));
-		}
+	if (rc == 0) { /* the same masks, every entry overwritten: read back what it keeps */
+		for (i = 0; i < info->reta_size; i++)
+			reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+				UINT16_MAX;
 		rc = rte_eth_dev_rss_reta_query(pid, reta, info->reta_size);
 	}
 	if (rc != 0) {
 		MPE_LOG(ERR, port, "port %u (%s): cannot point the RSS redirection table at the "
 			"polled queues: %s", idx, pc->device, strerror(-rc));
+		free(reta);
 		return rc;
 	}
 	for (i = 0; i < info->reta_size; i++) {
@@ -76,6 +79,7 @@ point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid,
 		else
 			stray++;
 	}
+	free(reta);
 	for (q = 0; q < pc->rx_queues; q++) {
 		if (per_queue[q] == 0)
 			continue;

@@ -131,9 +131,24 @@ text = "\n".join(report.alternate_text(alt, [{"name": "dist", "label": "distribu
                                              {"name": "rss", "label": "rss"}],
                                        {"alternate": 3, "window": 0.5, "windows": 3,
                                         "warmup": 1.0, "settle": 0.1}))
-check("| distributor | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) |" in text
-      and "| rss | n/a | 1 failed | – |" in text, "bench.md's alternating section (%s)"
-      % text.splitlines()[-3:])
+check("| distributor | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) | n/a | – |"
+      in text and "| rss | n/a | 1 failed | – | n/a | – |" in text,
+      "bench.md's alternating section (%s)" % text.splitlines()[-6:])
+# the control's rows: a column of their own, never mixed with the builds'
+ctl = alt + [report.alt_row(1, "dist", "1", k, r, pair=report.CONTROL) for k, r in
+             enumerate([(50e6, 50e6), (49e6, 50e6), (60e6, 50e6)], 1)]
+a = report.alt_summary(ctl, "dist")
+check(a is not None and a["median"] == 0.985 and a["windows"] == 5,
+      "alternating: the control's rows left out of process/thread (%s)" % (a,))
+k = report.alt_summary(ctl, "dist", report.CONTROL)
+check(k is not None and k["starts"] == [1.0] and k["errors"] == 0,
+      "control: its own median (%s)" % (k,))
+text = "\n".join(report.alternate_text(ctl, [{"name": "dist", "label": "distributor"}],
+                                       {"alternate": 3, "window": 0.5, "windows": 3,
+                                        "warmup": 1.0, "settle": 0.1, "control": 1}))
+check("| distributor | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) | 1.000 | "
+      "1.000 |" in text and "runs once the same way" in text,
+      "bench.md's alternating section with the control (%s)" % text.splitlines()[-4:])
 
 # mpe-bench's alternating start on a stand-in for the engines: whichever build starts first,
 # each window's process and thread rates land in their own columns; a leak or a restart
@@ -161,9 +176,28 @@ args = type("A", (), {"warmup": 1.0, "windows": 2, "window": 0.5})()
 c = {"name": "fwd-rss-1w"}
 for st in (1, 2):
     got = mb.run_alternating(c, st, builds, {}, "/nonexistent", args)
-    check([(r["first"], r["process_mpps"], r["thread_mpps"], r["status"]) for r in got] ==
-          [("process" if st == 1 else "thread", "60.0000", "50.0000", "ok")] * 2,
+    check([(r["pair"], r["first"], r["a_mpps"], r["b_mpps"], r["status"]) for r in got] ==
+          [("process/thread", "process" if st == 1 else "thread", "60.0000", "50.0000",
+            "ok")] * 2,
           "run_alternating, start %d: the rates in their builds' columns (%s)" % (st, got))
+
+
+def fake_control(builds, case, ins, work, warmup, windows, window):
+    # the engine started first sends 40 Mpps, the other 20
+    check(len(builds) == 2 and all(b["model"] == "process" for b in builds),
+          "control: two engines of the process build (%s)" % (builds,))
+    return {"rates": [[40e6] * windows, [20e6] * windows], "leak": 0.0, "restarts": 0}
+
+
+mb.runners.run_mpe_alternating = fake_control
+for st in (1, 2):
+    got = mb.run_alternating(c, st, builds, {}, "/nonexistent", args, mb.report.CONTROL)
+    want = ("1", "40.0000", "20.0000") if st == 1 else ("2", "20.0000", "40.0000")
+    check([(r["pair"], r["first"], r["a_mpps"], r["b_mpps"]) for r in got] ==
+          [("process/process",) + want] * 2,
+          "control, start %d: engine 1 over engine 2, 1 started first in odd starts (%s)"
+          % (st, got))
+mb.runners.run_mpe_alternating = fake_alternating
 fake["leak"] = 0.5
 got = mb.run_alternating(c, 1, builds, {}, "/nonexistent", args)
 check(all(r["status"].startswith("error: an engine sent 50%") for r in got),

@@ -110,19 +110,26 @@ for r in summ:
 # their ratio, and its line in bench.md's section
 # (--quick: one start, the process build started first, two windows each; each engine
 # stopped while the other ran, so that it sent next to nothing then)
-alt = [r for r in csv.DictReader(open(out + "/alternate.csv")) if r["case"] == "fwd-rss-1w"]
+allalt = [r for r in csv.DictReader(open(out + "/alternate.csv")) if r["case"] == "fwd-rss-1w"]
+alt = [r for r in allalt if r["pair"] == "process/thread"]
 if [(r["start"], r["first"], r["window"], r["status"]) for r in alt] != [
         ("1", "process", "1", "ok"), ("1", "process", "2", "ok")]:
     bad.append("alternate.csv: not two good windows of fwd-rss-1w: %r" % alt)
+# and the control: two engines of the process build, engine 1 started first
+ctl = [r for r in allalt if r["pair"] == "process/process"]
+if [(r["start"], r["first"], r["window"], r["status"]) for r in ctl] != [
+        ("1", "1", "1", "ok"), ("1", "1", "2", "ok")]:
+    bad.append("alternate.csv: not two good control windows of fwd-rss-1w: %r" % ctl)
 ratios = []
-for r in alt:
+for r in alt + ctl:
     try:
-        p, t, q = float(r["process_mpps"]), float(r["thread_mpps"]), float(r["ratio"])
+        p, t, q = float(r["a_mpps"]), float(r["b_mpps"]), float(r["ratio"])
         if not (p > 0 and t > 0 and abs(q / (p / t) - 1) < 1e-3):
             raise ValueError
         if not 0 <= float(r["stopped_leak"]) < 0.05:
             raise ValueError
-        ratios.append(q)
+        if r["pair"] == "process/thread":
+            ratios.append(q)
     except ValueError:
         bad.append("alternate.csv: a window without two rates, their ratio and a small "
                    "stopped leak: %r" % r)

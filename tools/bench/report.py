@@ -142,22 +142,28 @@ def fmt_cpp(d):
 # and from the SIGCONT to the telemetry read) is already taken off
 ALT_LEAK_MAX = 0.05
 
-ALT_FIELDS = ["start", "case", "first", "window", "process_mpps", "thread_mpps", "ratio",
+ALT_FIELDS = ["pair", "start", "case", "first", "window", "a_mpps", "b_mpps", "ratio",
               "stopped_leak", "status"]
+# the pairs of engines that take turns: the two builds, and the control, two engines of the
+# process build (engine 1 and engine 2), which shows what the method reads where nothing
+# differs
+PAIR = "process/thread"
+CONTROL = "process/process"
 
 
-def alt_row(start, case, first, window, rates, status="ok", leak=None):
-    """One row of alternate.csv: window @window of an alternating start (@first: the build
-    started first), @rates = (process pps, thread pps) in it, @leak the start's largest
-    share of an engine's rate sent while it was stopped. A window in which a build sent
-    nothing has no ratio and fails."""
-    r = {"start": start, "case": case, "first": first, "window": window or "",
-         "process_mpps": "", "thread_mpps": "", "ratio": "",
+def alt_row(start, case, first, window, rates, status="ok", leak=None, pair=PAIR):
+    """One row of alternate.csv: window @window of an alternating start of @pair (@first:
+    the engine started first: a build, or "1" or "2" in the control), @rates = (a pps, b pps)
+    in it (process and thread; in the control engine 1 and engine 2), @leak the start's
+    largest share of an engine's rate sent while it was stopped. A window in which an engine
+    sent nothing has no ratio and fails."""
+    r = {"pair": pair, "start": start, "case": case, "first": first, "window": window or "",
+         "a_mpps": "", "b_mpps": "", "ratio": "",
          "stopped_leak": "" if leak is None else "%.4f" % leak, "status": status}
     if rates is not None:
         p, t = rates
-        r["process_mpps"] = "%.4f" % mpps(p)
-        r["thread_mpps"] = "%.4f" % mpps(t)
+        r["a_mpps"] = "%.4f" % mpps(p)
+        r["b_mpps"] = "%.4f" % mpps(t)
         if p > 0 and t > 0:
             r["ratio"] = "%.4f" % (p / t)
         elif status == "ok":
@@ -169,14 +175,14 @@ def write_alt_csv(rows, outdir):
     _write_rows(os.path.join(outdir, "alternate.csv"), ALT_FIELDS, rows)
 
 
-def alt_summary(rows, case):
-    """Process/thread of @case from its alternating starts: {"starts": [median of the
-    window ratios of each start], "median": median of those, "min", "max": over every
-    window, "windows": how many, "errors": failed rows (a start that failed whole, or a
-    window)}; None when @case has no row."""
+def alt_summary(rows, case, pair=PAIR):
+    """@pair's ratio (process/thread, or the control's) of @case from its alternating starts:
+    {"starts": [median of the window ratios of each start], "median": median of those,
+    "min", "max": over every window, "windows": how many, "errors": failed rows (a start
+    that failed whole, or a window)}; None when @case has no row."""
     per, every, errors = {}, [], 0
     for r in rows:
-        if r["case"] != case:
+        if r["case"] != case or r["pair"] != pair:
             continue
         if r["status"] != "ok":
             errors += 1
@@ -210,20 +216,30 @@ def alternate_text(rows, cases, meta):
              meta["windows"],
              meta["warmup"], 100 * ALT_LEAK_MAX), "",
          "| configuration | process/thread, median over starts | each start | every window "
-         "(min–max) |", "|---|---|---|---|"]
+         "(min–max) | control: process/process, median over starts | each start |",
+         "|---|---|---|---|---|---|"]
     for c in cases:
         if c.get("fs") or c.get("na"):
             continue
-        a = alt_summary(rows, c["name"])
-        if a is None or not a["windows"]:
-            L.append("| %s | n/a | %s | – |" % (
-                c["label"], "%d failed" % a["errors"] if a else "–"))
-            continue
-        L.append("| %s | %.3f | %s%s | %.2f–%.2f (%d windows) |" % (
-            c["label"], a["median"], ", ".join("%.3f" % x for x in a["starts"]),
-            " (%d failed)" % a["errors"] if a["errors"] else "", a["min"], a["max"],
-            a["windows"]))
-    L.append("")
+        cells = []
+        for pair in (PAIR, CONTROL):
+            a = alt_summary(rows, c["name"], pair)
+            if a is None or not a["windows"]:
+                cells += ["n/a", "%d failed" % a["errors"] if a else "–", "–"]
+                continue
+            cells += ["%.3f" % a["median"], "%s%s" % (
+                ", ".join("%.3f" % x for x in a["starts"]),
+                " (%d failed)" % a["errors"] if a["errors"] else ""),
+                "%.2f–%.2f (%d windows)" % (a["min"], a["max"], a["windows"])]
+        del cells[-1]  # the control's every-window range: in alternate.csv only
+        L.append("| %s | %s |" % (c["label"], " | ".join(cells)))
+    L += ["", "The control (%s) runs %s the same way with two engines of the process build "
+          "in place of the two builds (the engine whose rate is divided changes from one start "
+          "to the next as the build started first does): where nothing differs, the spread "
+          "of its starts around 1 is what this host lets the method tell apart." % (
+              "`--control`", "once" if meta.get("control", 0) == 1 else
+              "%d times" % meta.get("control", 0)) if meta.get("control") else
+          "No control starts (`--control 0`).", ""]
     return L
 
 
