@@ -574,7 +574,6 @@ same_stages(const struct mpe_worker_conf *a, const struct mpe_worker_conf *b)
 	       memcmp(a->stages, b->stages, a->nb_stages) == 0;
 }
 
-/* Checks across keys and sections, once every value is known. */
 /* Each worker's queue (its id unless given) and, in shape rss, the ports' RX queues: one
  * above the highest queue polled unless given. Queues no worker polls get no RSS traffic
  * (the primary points the device's redirection table at the polled ones). */
@@ -623,6 +622,7 @@ check_queues(struct parser *p, struct mpe_conf *c)
 	}
 }
 
+/* Checks across keys and sections, once every value is known. */
 static void
 validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 	 const uint8_t *seen_worker)

@@ -45,9 +45,9 @@ point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid,
 		return 0; /* every queue has its worker: the device's own table will do */
 	if (info->reta_size == 0) {
 		MPE_LOG(ERR, port, "port %u (%s): %u RX queues, %u of them polled, and driver %s "
-			"has no RSS redirection table to keep packets off the others (size %u): "
-			"give the workers queues 0 to %u", idx, pc->device, pc->rx_queues, nb,
-			info->driver_name, info->reta_size, nb - 1);
+			"has no RSS redirection table to keep packets off the others: give the "
+			"workers queues 0 to %u", idx, pc->device, pc->rx_queues, nb,
+			info->driver_name, nb - 1);
 		return -ENOTSUP;
 	}
 	reta = calloc((info->reta_size + RTE_ETH_RETA_GROUP_SIZE - 1) / RTE_ETH_RETA_GROUP_SIZE,
