@@ -946,7 +946,7 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		fprintf(out, "\n[worker %u]\nlcore = %u\n", i, w->lcore);
 		if (w->cpu != MPE_CPU_ANY)
 			fprintf(out, "cpu = %u\n", w->cpu);
-		if (w->queue != MPE_QUEUE_AUTO)
+		if (w->queue != MPE_QUEUE_AUTO && w->queue != i) /* the id: the default */
 			fprintf(out, "queue = %u\n", w->queue);
 		fprintf(out, "stages = ");
 		for (j = 0; j < w->nb_stages; j++)

@@ -24,12 +24,14 @@ static uint8_t sym_rss_key[40] = {
 
 /* Shape rss with RX queues no worker polls (workers given queues of their own): point the
  * device's RSS redirection table at the polled queues only, or what it hashed to the others
- * would never be received. Reads the table back to check it and logs how it spreads. */
+ * would never be received. Reads the table back to check it and logs how it spreads. Runs
+ * once the port has started, since some drivers take the table only then and size it by the
+ * queues configured; a packet that arrives in between may stay on a queue no worker polls. */
 static int
-point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid,
-	   const struct rte_eth_dev_info *info)
+point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid)
 {
 	const struct mpe_port_conf *pc = &conf->ports[idx];
+	struct rte_eth_dev_info dev_info, *info = &dev_info;
 	struct rte_eth_rss_reta_entry64 *reta;
 	uint16_t polled[MPE_MAX_QUEUES], nb = 0, i, q;
 	unsigned int per_queue[MPE_MAX_QUEUES] = {0}, stray = 0;
@@ -41,8 +43,14 @@ point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid,
 		for (i = 0; i < conf->nb_workers; i++)
 			if (conf->workers[i].queue == q)
 				polled[nb++] = q;
-	if (nb == pc->rx_queues)
-		return 0; /* every queue has its worker: the device's own table will do */
+	if (nb == pc->rx_queues || !pc->rx)
+		return 0; /* every queue has its worker, or no one polls: the driver's table */
+	rc = rte_eth_dev_info_get(pid, info);
+	if (rc != 0) {
+		MPE_LOG(ERR, port, "port %u (%s): cannot get device info: %s", idx, pc->device,
+			strerror(-rc));
+		return rc;
+	}
 	if (info->reta_size == 0) {
 		MPE_LOG(ERR, port, "port %u (%s): %u RX queues, %u of them polled, and driver %s "
 			"has no RSS redirection table to keep packets off the others: give the "
@@ -156,7 +164,7 @@ port_init(struct mpe_primary *p, unsigned int idx)
 			MPE_LOG(NOTICE, port, "port %u (%s): driver %s has no RSS: %u queues are "
 				"filled as the driver chooses", idx, pc->device, info.driver_name,
 				pc->rx_queues);
-			if (conf->shape == MPE_SHAPE_RSS && pc->rx_queues > conf->nb_workers)
+			if (conf->shape == MPE_SHAPE_RSS && pc->rx && pc->rx_queues > conf->nb_workers)
 				MPE_LOG(WARNING, port, "port %u (%s): %u of its %u RX queues have "
 					"no worker: what the driver puts there is never received",
 					idx, pc->device, pc->rx_queues - conf->nb_workers,
@@ -184,9 +192,10 @@ port_init(struct mpe_primary *p, unsigned int idx)
 		return rc;
 	}
 	if (conf->shape == MPE_SHAPE_RSS && ec.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS) {
-		rc = point_reta(conf, idx, pid, &info);
-		if (rc != 0) {
+		rc = point_reta(conf, idx, pid);
+		if (rc != 0) { /* not among the ports started: closed here */
 			rte_eth_dev_stop(pid);
+			rte_eth_dev_close(pid);
 			return rc;
 		}
 	}

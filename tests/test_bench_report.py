@@ -91,6 +91,10 @@ check("## From 1 worker to 2" in text and "| rss 1 | rss 2 | 1.82 | 1.65 |" in t
       "(%s)" % text.splitlines()[2:5])
 check(report.scaling_text(two, [{"name": "rss", "label": "rss 1"}], [("rss", "rss2")]) == [],
       "scaling: no pair ran, no section")
+check(report.scaling_text(two, [{"name": "rss", "label": "rss 1"},
+                                {"name": "rss2", "label": "rss 2", "na": "no such key"}],
+                          [("rss", "rss2")]) == [],
+      "scaling: a configuration this engine lacks leaves its pair out")
 
 # the engine's configuration for a case with queues: each worker on its own
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools",

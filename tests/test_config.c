@@ -1185,6 +1185,17 @@ test_dump_loads_back(void)
 	dump_loads_back(EVERY_KEY);
 }
 
+/* 17 distributor workers that transmit: worker 16's queue is its id, above the key's range,
+ * and the dump leaves the default out */
+static void
+test_dump_loads_back_17_tx_workers(void)
+{
+	dump_loads_back("[engine]\nshape = distributor\ntx = workers\nmbufs = 200000\n" P0 P1
+			W(0, 2) W(1, 3) W(2, 4) W(3, 5) W(4, 6) W(5, 7) W(6, 8) W(7, 9) W(8, 10)
+			W(9, 11) W(10, 12) W(11, 13) W(12, 14) W(13, 15) W(14, 16) W(15, 17)
+			W(16, 18));
+}
+
 /* rss workers on queues of their choice: the queues and the ports' RX queues come back */
 static void
 test_dump_loads_back_queues(void)
@@ -1397,6 +1408,8 @@ main(void)
 		{"mpe_config_dump output loads back into the same configuration",
 		 test_dump_loads_back},
 		{"mpe_config_dump: the workers' queues load back", test_dump_loads_back_queues},
+		{"mpe_config_dump: 17 transmitting workers' default queues load back",
+		 test_dump_loads_back_17_tx_workers},
 		{"a section with 64 unknown keys still checks the 65th key",
 		 test_many_keys_all_checked},
 		{"tx = workers: the workers' transmit queues count in the mbufs needed",

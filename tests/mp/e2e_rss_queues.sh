@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Shape rss with the workers on queues of their choice ([worker N] queue): on net_null, whose
 # RSS redirection table the engine can set and read back, workers on queues 3 and 6 of ports
-# with 7 queues. The table must send nothing to the five queues no worker polls, and every
-# packet must be received and sent on the workers' own queues.
+# with 7 queues. The table read back must send nothing to the five queues no worker polls,
+# and the workers must receive and send on their own queues only (net_null makes packets on
+# whichever queue is polled: the table's effect itself needs a device that hashes).
 # Then the same on net_ring, which has no RSS table: the engine says that what lands on a
 # queue no worker polls is never received.
 . "$(dirname "$0")/lib.sh"

@@ -212,7 +212,8 @@ def alternate_text(rows, cases, meta):
          "program to the next does not cancel out, hence several starts. Per start: the median "
          "of its window ratios. A start fails when an engine sent over %.0f%% of its rate "
          "while stopped or a worker restarted. alternate.csv has every window." % (
-             "once" if n == 1 else "%d times" % n, meta["window"], meta["settle"],
+             "once" if n == 1 else "not at all (`--alternate 0`)" if n == 0 else
+             "%d times" % n, meta["window"], meta["settle"],
              meta["windows"],
              meta["warmup"], 100 * ALT_LEAK_MAX), "",
          "| configuration | process/thread, median over starts | each start | every window "
@@ -410,7 +411,7 @@ def markdown(s, cases, refs, meta):
                 impl, acl_case, "n/a" if v is None else "%.1f" % v,
                 fmt_ratio(ratio(v, ta))))
         L.append("")
-    if meta.get("alternate"):
+    if meta.get("alternate") or meta.get("control"):
         L += alternate_text(meta.get("alt_rows", []), cases, meta)
     L += placement_text(s.rows)
     L += slow_text(s, cases)
@@ -501,7 +502,7 @@ def slow_text(s, cases):
 def scaling_text(s, cases, pairs):
     """From 1 worker to 2: for each (one worker, two workers) pair of configurations that
     ran, each build's median over the rounds with 2 workers over its median with 1."""
-    ran = {c["name"]: c for c in cases}
+    ran = {c["name"]: c for c in cases if not c.get("na")}
     L = []
     for one, two in pairs:
         if one not in ran or two not in ran:
