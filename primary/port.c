@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "primary.h"
+#include "reta.h"
 
 /* A symmetric Toeplitz key: both directions of a flow hash to the same queue. */
 static uint8_t sym_rss_key[40] = {
@@ -31,48 +32,39 @@ static int
 point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid)
 {
 	const struct mpe_port_conf *pc = &conf->ports[idx];
-	struct rte_eth_dev_info dev_info, *info = &dev_info;
+	struct rte_eth_dev_info info;
 	struct rte_eth_rss_reta_entry64 *reta;
-	uint16_t polled[MPE_MAX_QUEUES], nb = 0, i, q;
-	unsigned int per_queue[MPE_MAX_QUEUES] = {0}, stray = 0;
+	uint16_t polled[MPE_MAX_QUEUES], nb, i;
+	unsigned int per_queue[MPE_MAX_QUEUES], stray;
 	char buf[MPE_MAX_QUEUES * 12] = "";
 	size_t off = 0;
 	int rc;
 
-	for (q = 0; q < pc->rx_queues; q++)
-		for (i = 0; i < conf->nb_workers; i++)
-			if (conf->workers[i].queue == q)
-				polled[nb++] = q;
-	if (nb == pc->rx_queues || !pc->rx)
+	nb = mpe_reta_polled(conf, pc->rx_queues, polled);
+	if (nb == pc->rx_queues || nb == 0 || !pc->rx)
 		return 0; /* every queue has its worker, or no one polls: the driver's table */
-	rc = rte_eth_dev_info_get(pid, info);
+	rc = rte_eth_dev_info_get(pid, &info);
 	if (rc != 0) {
 		MPE_LOG(ERR, port, "port %u (%s): cannot get device info: %s", idx, pc->device,
 			strerror(-rc));
 		return rc;
 	}
-	if (info->reta_size == 0) {
+	if (info.reta_size == 0) {
 		MPE_LOG(ERR, port, "port %u (%s): %u RX queues, %u of them polled, and driver %s "
 			"has no RSS redirection table to keep packets off the others: give the "
 			"workers queues 0 to %u", idx, pc->device, pc->rx_queues, nb,
-			info->driver_name, nb - 1);
+			info.driver_name, nb - 1);
 		return -ENOTSUP;
 	}
-	reta = calloc((info->reta_size + RTE_ETH_RETA_GROUP_SIZE - 1) / RTE_ETH_RETA_GROUP_SIZE,
-		      sizeof(*reta));
+	reta = calloc(mpe_reta_groups(info.reta_size), sizeof(*reta));
 	if (reta == NULL)
 		return -ENOMEM;
-	for (i = 0; i < info->reta_size; i++) {
-		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask |= 1ULL << (i % RTE_ETH_RETA_GROUP_SIZE);
-		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
-			polled[i % nb];
-	}
-	rc = rte_eth_dev_rss_reta_update(pid, reta, info->reta_size);
+	mpe_reta_fill(reta, info.reta_size, polled, nb);
+	rc = rte_eth_dev_rss_reta_update(pid, reta, info.reta_size);
 	if (rc == 0) { /* the same masks, every entry overwritten: read back what it keeps */
-		for (i = 0; i < info->reta_size; i++)
-			reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
-				UINT16_MAX;
-		rc = rte_eth_dev_rss_reta_query(pid, reta, info->reta_size);
+		for (i = 0; i < info.reta_size; i++)
+			*mpe_reta_entry(reta, i) = UINT16_MAX;
+		rc = rte_eth_dev_rss_reta_query(pid, reta, info.reta_size);
 	}
 	if (rc != 0) {
 		MPE_LOG(ERR, port, "port %u (%s): cannot point the RSS redirection table at the "
@@ -80,31 +72,20 @@ point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid)
 		free(reta);
 		return rc;
 	}
-	for (i = 0; i < info->reta_size; i++) {
-		q = reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE];
-		if (q < pc->rx_queues)
-			per_queue[q]++;
-		else
-			stray++;
-	}
+	stray = mpe_reta_stray(reta, info.reta_size, polled, nb, pc->rx_queues, per_queue);
 	free(reta);
-	for (q = 0; q < pc->rx_queues; q++) {
-		if (per_queue[q] == 0)
-			continue;
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %u:%u", q, per_queue[q]);
-		for (i = 0; i < nb && polled[i] != q; i++)
-			;
-		if (i == nb)
-			stray += per_queue[q];
-	}
+	for (i = 0; i < pc->rx_queues; i++)
+		if (per_queue[i] != 0)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, " %u:%u", i,
+						per_queue[i]);
 	if (stray != 0) {
 		MPE_LOG(ERR, port, "port %u (%s): the RSS redirection table read back sends %u of "
 			"%u entries to queues no worker polls (queue:entries%s)", idx, pc->device,
-			stray, info->reta_size, buf);
+			stray, info.reta_size, buf);
 		return -EIO;
 	}
 	MPE_LOG(INFO, port, "port %u (%s): RSS redirection table of %u entries over the polled "
-		"queues (queue:entries%s)", idx, pc->device, info->reta_size, buf);
+		"queues (queue:entries%s)", idx, pc->device, info.reta_size, buf);
 	return 0;
 }
 
