@@ -582,6 +582,7 @@ check_queues(struct parser *p, struct mpe_conf *c)
 {
 	unsigned int i, j;
 	uint16_t n;
+	int line;
 
 	for (i = 0; i < c->nb_workers; i++) {
 		struct mpe_worker_conf *w = &c->workers[i];
@@ -597,13 +598,14 @@ check_queues(struct parser *p, struct mpe_conf *c)
 			w->queue = MPE_QUEUE_AUTO;
 			continue;
 		}
-		if (w->queue == MPE_QUEUE_AUTO)
+		line = loc_line(p, sect, "queue");
+		if (w->queue == MPE_QUEUE_AUTO) {
 			w->queue = (uint16_t)i;
+			line = w->line; /* not given: the worker's section */
+		}
 		for (j = 0; j < i; j++)
 			if (mpe_config_worker_owns_queue(c, j) && c->workers[j].queue == w->queue)
-				report(p, loc_line(p, sect, "queue") ? loc_line(p, sect, "queue") :
-				       c->workers[i].line, "queue", "%u already owned by worker %u",
-				       w->queue, j);
+				report(p, line, "queue", "%u already owned by worker %u", w->queue, j);
 	}
 	if (c->shape != MPE_SHAPE_RSS)
 		return;
