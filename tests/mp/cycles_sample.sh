@@ -4,6 +4,10 @@
 # spends a known number of TSC cycles per packet, so its figure must come out at that cost
 # whether every burst is timed (cycles_sample = 1) or one in 8 (the default) or 64: counting
 # only the timed bursts' cycles would show an eighth of it, scaling twice eight times it.
+# A timed burst that the host preempts counts for all the bursts it stands for, so one in 64
+# is noisy on a shared machine: the bounds leave room for that and still catch the factors
+# of 8 and 64 the mistakes would give. The worker gets lcore 1, a CPU of its own on a 2-CPU
+# host, and the I/O lcore shares CPU 0 with the main lcore.
 . "$(dirname "$0")/lib.sh"
 
 BURN=3000
@@ -13,10 +17,10 @@ BURN=3000
 run() {
 	local cfg=$TMP/s$1.ini log=$TMP/s$1.log
 	{
-		printf '[engine]\nshape = pipeline\nio_lcore = 1\nburn_cycles = %d\n' $BURN
+		printf '[engine]\nshape = pipeline\nio_lcore = 2\nburn_cycles = %d\n' $BURN
 		[ "$1" = default ] || printf 'cycles_sample = %d\n' "$1"
 		printf '\n[port 0]\ndevice = net_null0\npeer = 1\n\n[port 1]\ndevice = net_null1\n'
-		printf 'rx = off\n\n[worker 0]\nlcore = 2\nstages = burn, fwd\n'
+		printf 'rx = off\n\n[worker 0]\nlcore = 1\nstages = burn, fwd\n'
 	} > "$cfg"
 	start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
 	wait_for "$log" "running:" 30 || true
@@ -32,7 +36,7 @@ for sample in 1 default 64; do
 	read -r burn worker <<< "$(run $sample)"
 	check "cycles_sample $sample: burn stage ${burn:-?} cycles/pkt for $BURN spent, worker ${worker:-?} (at least as much)" \
 		python3 -c "import sys; b, w = float('${burn:-0}'), float('${worker:-0}');
-sys.exit(not ($BURN <= b <= 1.5 * $BURN and b <= w <= 3 * $BURN))"
+sys.exit(not ($BURN <= b <= 3 * $BURN and b <= w <= 4 * $BURN))"
 done
 # the figures say they are estimates wherever they are shown, and from how many bursts
 for sample in 1 default 64; do
