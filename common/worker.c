@@ -662,13 +662,16 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 	slot->hand.phase = MPE_HAND_IDLE;
 }
 
-static __rte_noinline void
+/* Hot, or GCC compiles the loop for size, unaligned, among the cold code: rte_log() is
+ * declared cold, and every path from here on in mpe_worker_main() ends in a log line, so
+ * its guessed profile takes the calls below (and all they call) as never executed. */
+static __rte_noinline __rte_hot void
 loop_rings(struct mpe_worker *w)
 {
 	worker_loop(w, 0);
 }
 
-static __rte_noinline void
+static __rte_noinline __rte_hot void
 loop_ports(struct mpe_worker *w)
 {
 	worker_loop(w, 1);

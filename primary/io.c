@@ -355,32 +355,17 @@ tx_flush(struct io *io)
 							      io->tx[i].buf);
 }
 
-int
-mpe_io_main(void *arg)
+/* The loop, until the engine stops. Hot, or GCC compiles it for size, unaligned, among the
+ * cold code: rte_log() is declared cold, and mpe_io_main() logs on its way out, so its
+ * guessed profile takes everything before that as never executed. */
+static __rte_noinline __rte_hot void
+io_loop(struct io *io, const struct mpe_conf *conf)
 {
-	struct mpe_primary *p = arg;
-	const struct mpe_conf *conf = &p->shm->conf;
 	uint64_t flush_cycles = rte_get_tsc_hz() * TX_FLUSH_US / US_PER_S, last_flush = 0;
-	struct io *io;
-	unsigned int i;
-	int rc, tx;
-
-	io = rte_zmalloc("mpe_io", sizeof(*io), RTE_CACHE_LINE_SIZE);
-	if (io == NULL)
-		return -ENOMEM;
-	rc = io_init(io, p);
-	if (rc < 0) {
-		io_fini(io);
-		rte_free(io);
-		return rc;
-	}
-	io->st->running = 1;
-	MPE_LOG(INFO, io, "I/O loop on lcore %u: %u ports, %u input and %u output rings",
-		rte_lcore_id(), conf->nb_ports, io->nb_in, io->nb_out);
-
 	/* With no output ring (tx = workers) nothing is ever transmitted here: the loop is
 	 * receive only, and reads no clock (a TSC read costs as much as a packet's hash). */
-	tx = io->nb_out > 0;
+	const int tx = io->nb_out > 0;
+	unsigned int i;
 
 	while (!stopping(io)) {
 		uint64_t t0 = tx ? rte_rdtsc() : 0;
@@ -420,6 +405,31 @@ mpe_io_main(void *arg)
 			sched_yield(); /* a worker on this CPU has a good share of a ring to do */
 		}
 	}
+}
+
+int
+mpe_io_main(void *arg)
+{
+	struct mpe_primary *p = arg;
+	const struct mpe_conf *conf = &p->shm->conf;
+	struct io *io;
+	unsigned int i;
+	int rc;
+
+	io = rte_zmalloc("mpe_io", sizeof(*io), RTE_CACHE_LINE_SIZE);
+	if (io == NULL)
+		return -ENOMEM;
+	rc = io_init(io, p);
+	if (rc < 0) {
+		io_fini(io);
+		rte_free(io);
+		return rc;
+	}
+	io->st->running = 1;
+	MPE_LOG(INFO, io, "I/O loop on lcore %u: %u ports, %u input and %u output rings",
+		rte_lcore_id(), conf->nb_ports, io->nb_in, io->nb_out);
+
+	io_loop(io, conf);
 	/* Final: what the workers left in the output rings still goes out. */
 	while (tx_side(io) > 0)
 		;
