@@ -217,5 +217,82 @@ check(all(sorted(p) == sorted(x["name"] for x in cs) for p in per) and len(set(m
       > 1 and order == [(st, x["name"]) for st, x in mb.alternate_order(cs, 3, 7)],
       "alternate_order: each configuration once per start, new orders, one per seed")
 
+# CPU handovers: which configurations run again with longer rings, and the section's lines
+def alt(case, pair, start, ratio, sw_a, sw_b, status="ok"):
+    r = report.alt_row(start, case, "process", 1, (ratio * 10e6, 10e6), status, 0.0, pair,
+                       (sw_a, sw_b))
+    return r
+
+
+hrows = [alt("pipe", report.PAIR, 1, 0.97, 26000, 25000),
+         alt("pipe", report.PAIR, 1, 0.98, 27000, 26000),
+         alt("pipe", report.CONTROL, 1, 1.0, 26000, 26000),
+         alt("rss", report.PAIR, 1, 1.01, 12, 9),
+         # one build above the mark, the other under: not a CPU shared by two pollers
+         alt("dist", report.PAIR, 1, 1.0, 5000, 400),
+         # failed windows do not count
+         alt("cap", report.PAIR, 1, 1.0, 30000, 30000, status="error: died"),
+         alt("cap", report.PAIR, 2, 1.0, 200, 300)]
+hc = [{"name": n, "label": n + " label"} for n in ("pipe", "rss", "dist", "cap")]
+check([c["name"] for c in report.handover_cases(hrows, hc)] == ["pipe"],
+      "handover_cases: only the configuration over the mark in both builds (%s)"
+      % [c["name"] for c in report.handover_cases(hrows, hc)])
+check(report.alt_switches(hrows, "pipe") == (26500, 25500) and
+      report.alt_switches(hrows, "cap") == (200, 300) and
+      report.alt_switches(hrows, "none") is None,
+      "alt_switches: medians over a pair's good windows")
+hrows += [alt("pipe", report.RING, 1, 1.01, 4000, 3900), alt("pipe", report.RING, 1, 1.03,
+                                                           4200, 4100),
+          alt("pipe", report.RING, 2, 1.00, 4100, 4000)]
+text = report.handover_text(hrows, hc, {"handover": 2})
+check("| pipe label | 26500, 25500 | 0.975 | 4100, 4000 | 1.010 | 1.020, 1.000 |" in text and
+      "| rss label | 12, 9 | 1.010 | – | not run | – |" in text and
+      "ran again, 2 times the same way, with ring_size = %d" % report.RING_SIZE
+      in " ".join(text),
+      "handover_text: switches and ratios at both ring sizes (%s)" % text[-6:])
+check(report.alt_summary(hrows, "pipe")["starts"] == [0.975],
+      "alt_summary: the longer rings' windows stay out of the ratio of the default ones")
+
+# runners.switches(): two processes on one CPU, each giving it to the other, are counted;
+# a process asleep is not
+import runners  # noqa: E402
+import signal  # noqa: E402
+import time  # noqa: E402
+
+
+def child(fn):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+            fn()
+        finally:
+            os._exit(0)
+    return pid
+
+
+def yielder():
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        os.sched_yield()
+
+
+kids = [child(yielder), child(yielder), child(lambda: time.sleep(5))]
+try:
+    time.sleep(0.2)
+    n0 = [runners.switches([k]) for k in kids]
+    time.sleep(0.5)
+    n1 = [runners.switches([k]) for k in kids]
+    both = runners.switches(kids[:2])
+finally:
+    for k in kids:
+        os.kill(k, signal.SIGKILL)
+        os.waitpid(k, 0)
+check(n1[0] - n0[0] > 100 and n1[1] - n0[1] > 100 and n1[2] - n0[2] == 0 and
+      both >= n1[0] + n1[1],
+      "switches: two processes yielding one CPU to each other gave it up hundreds of times "
+      "in 0.5 s, a sleeping one never (%s, %s)" % (n0, n1))
+check(runners.switches([kids[0]]) == 0, "switches: a process gone counts nothing")
+
 print("%d failed" % failed)
 sys.exit(1 if failed else 0)

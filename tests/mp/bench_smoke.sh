@@ -34,6 +34,11 @@ for impl in ("process", "thread"):
                 bad.append("bench.csv: %s %s: %s is not a number: %r" % (r["case"], impl, k, r[k]))
         if not r["stage_cycles_per_packet"].startswith("w0.fwd="):
             bad.append("bench.csv: no cycles per packet of stage fwd: %r" % r["stage_cycles_per_packet"])
+        try:
+            if float(r["switches_per_s"]) < 0:
+                raise ValueError
+        except ValueError:
+            bad.append("bench.csv: switches_per_s is not a rate: %r" % r["switches_per_s"])
         if len(r["memory"].split()) != (2 if impl == "process" else 1):
             bad.append("bench.csv: memory of every engine process: %r" % r["memory"])
 # the CPU placement probe before every run (two CPUs or more)
@@ -128,6 +133,8 @@ for r in alt + ctl:
             raise ValueError
         if not 0 <= float(r["stopped_leak"]) < 0.05:
             raise ValueError
+        if float(r["a_switches_per_s"]) < 0 or float(r["b_switches_per_s"]) < 0:
+            raise ValueError
         if r["pair"] == "process/thread":
             ratios.append(q)
     except ValueError:
@@ -140,6 +147,15 @@ if len(ratios) == 2 and (len(line) != 1 or line[0].split(" | ")[1] != "%.3f" % (
         (ratios[0] + ratios[1]) / 2)):
     bad.append("bench.md: the alternating section's fwd-rss-1w line is not the median of "
                "its windows: %r" % line)
+# CPU handovers: every configuration alternated has its line; fwd-rss-1w's lcores each have
+# a CPU of their own, so it is not run again with longer rings
+sec = open(out + "/bench.md").read().split("## CPU handovers\n")
+line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
+        if x.startswith("| forward-only, rss, 1 worker | ")]
+if len(line) != 1 or not line[0].endswith(" | – | not run | – |"):
+    bad.append("bench.md: no CPU handovers line for fwd-rss-1w, not run again: %r" % line)
+if [r for r in allalt if r["pair"] not in ("process/thread", "process/process")]:
+    bad.append("alternate.csv: fwd-rss-1w ran again with longer rings")
 # from 1 worker to 2: the quick run has rss with 1 worker and with 2 on queues 3 and 6
 for impl in ("process", "thread"):
     if not [r for r in raw if r["case"] == "fwd-rss-2w-apart" and r["impl"] == impl

@@ -16,7 +16,7 @@ DROP_REASONS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutd
                 "worker_died", "worker_down"]
 RAW_FIELDS = ["round", "seq", "case", "impl", "traffic", "status", "seconds", "sink_mpps",
               "engine_out_mpps", "engine_in_mpps", "port_rx_mpps", "rss_kib", "memory",
-              "stage_cycles_per_packet", "acl_cycles_per_packet", "line_rtt_ns"] + \
+              "stage_cycles_per_packet", "acl_cycles_per_packet", "line_rtt_ns", "switches_per_s"] + \
              ["drops_" + r for r in DROP_REASONS]
 SUMMARY_FIELDS = ["case", "impl", "traffic", "n", "median_mpps", "min_mpps", "max_mpps",
                   "ratio_process_thread", "ratio_testpmd", "testpmd_ref", "ratio_peer",
@@ -42,6 +42,7 @@ def raw_row(rnd, seq, case, impl, traffic, res, status="ok"):
             "%s=%.1f" % kv for kv in sorted(res.get("stage_cpp", {}).items()))
         r["acl_cycles_per_packet"] = "%.1f" % res["acl_cpp"] if "acl_cpp" in res else ""
         r["line_rtt_ns"] = "%.1f" % res["line_rtt_ns"] if res.get("line_rtt_ns") else ""
+        r["switches_per_s"] = "%.0f" % res["switches_ps"] if "switches_ps" in res else ""
         for d in DROP_REASONS:
             r["drops_" + d] = res.get("drops", {}).get(d, "")
     return r
@@ -143,23 +144,38 @@ def fmt_cpp(d):
 ALT_LEAK_MAX = 0.05
 
 ALT_FIELDS = ["pair", "start", "case", "first", "window", "a_mpps", "b_mpps", "ratio",
-              "stopped_leak", "status"]
+              "a_switches_per_s", "b_switches_per_s", "stopped_leak", "status"]
 # the pairs of engines that take turns: the two builds, and the control, two engines of the
 # process build (engine 1 and engine 2), which shows what the method reads where nothing
 # differs
 PAIR = "process/thread"
 CONTROL = "process/process"
+# the two builds again, on the configurations whose lcores hand a CPU to each other often,
+# with rings RING_SIZE long (and the mbufs they need): the CPU changes hands less often
+RING_SIZE = 8192
+RING_MBUFS = 65535
+RING = "process/thread, ring_size %d" % RING_SIZE
+# how often an engine's threads must give up their CPU, a second, in both builds, for its
+# configuration to run again with the longer rings: a lcore on a CPU of its own is taken off
+# it a few hundred times a second at most (timer ticks, the host's own work); one that shares
+# its CPU with another polling lcore, thousands of times
+HANDOVER_MIN = 1000
 
 
-def alt_row(start, case, first, window, rates, status="ok", leak=None, pair=PAIR):
+def alt_row(start, case, first, window, rates, status="ok", leak=None, pair=PAIR,
+            switched=None):
     """One row of alternate.csv: window @window of an alternating start of @pair (@first:
     the engine started first: a build, or "1" or "2" in the control), @rates = (a pps, b pps)
-    in it (process and thread; in the control engine 1 and engine 2), @leak the start's
-    largest share of an engine's rate sent while it was stopped. A window in which an engine
-    sent nothing has no ratio and fails."""
+    in it (process and thread; in the control engine 1 and engine 2), @switched the same for
+    the times per second its threads gave up their CPU, @leak the start's largest share of an
+    engine's rate sent while it was stopped. A window in which an engine sent nothing has no
+    ratio and fails."""
     r = {"pair": pair, "start": start, "case": case, "first": first, "window": window or "",
-         "a_mpps": "", "b_mpps": "", "ratio": "",
+         "a_mpps": "", "b_mpps": "", "ratio": "", "a_switches_per_s": "",
+         "b_switches_per_s": "",
          "stopped_leak": "" if leak is None else "%.4f" % leak, "status": status}
+    if switched is not None:
+        r["a_switches_per_s"], r["b_switches_per_s"] = ("%.0f" % x for x in switched)
     if rates is not None:
         p, t = rates
         r["a_mpps"] = "%.4f" % mpps(p)
@@ -241,6 +257,72 @@ def alternate_text(rows, cases, meta):
               "`--control`", "once" if meta.get("control", 0) == 1 else
               "%d times" % meta.get("control", 0)) if meta.get("control") else
           "No control starts (`--control 0`).", ""]
+    return L
+
+
+def alt_switches(rows, case, pair=PAIR):
+    """(a, b): the median over @pair's good windows of @case of how often each engine's
+    threads gave up their CPU, a second; None without such windows."""
+    a, b = [], []
+    for r in rows:
+        if r["case"] != case or r["pair"] != pair or r["status"] != "ok":
+            continue
+        try:
+            x, y = float(r["a_switches_per_s"]), float(r["b_switches_per_s"])
+        except (KeyError, ValueError):
+            continue
+        a.append(x)
+        b.append(y)
+    return (statistics.median(a), statistics.median(b)) if a else None
+
+
+def handover_cases(rows, cases):
+    """The configurations of @cases whose threads gave up their CPU HANDOVER_MIN times a
+    second or more in both builds, in the alternating windows of @rows."""
+    out = []
+    for c in cases:
+        sw = alt_switches(rows, c["name"])
+        if sw is not None and min(sw) >= HANDOVER_MIN:
+            out.append(c)
+    return out
+
+
+def handover_text(rows, cases, meta):
+    """bench.md's section on lcores that share a CPU."""
+    L = ["## CPU handovers", "",
+         "Where an I/O lcore and a worker share a CPU, each gives it to the other with "
+         "sched_yield(): the I/O lcore when the worker's input ring is half full, the worker "
+         "when that ring is empty. Between two threads that is a change of thread; between "
+         "two processes, a change of address space too. *CPU given up* is how often the "
+         "engine's threads were taken off their CPU while they could run (nonvoluntary "
+         "context switches, /proc/PID/task/TID/status), a second, median over the "
+         "alternating windows above. Each configuration at %d a second or more in both "
+         "builds ran again, %s the same way, with ring_size = %d and mbufs = %d: longer "
+         "rings, so that the CPU changes hands less often, each time after more packets." % (
+             HANDOVER_MIN, "once" if meta.get("handover") == 1 else
+             "%d times" % meta.get("handover", 0), RING_SIZE, RING_MBUFS), "",
+         "| configuration | CPU given up /s: process, thread | process/thread | "
+         "ring_size %d: CPU given up /s | process/thread, median over starts | each start |"
+         % RING_SIZE, "|---|---|---|---|---|---|"]
+    for c in cases:
+        if c.get("fs") or c.get("na"):
+            continue
+        sw = alt_switches(rows, c["name"])
+        a = alt_summary(rows, c["name"])
+        cells = ["%.0f, %.0f" % sw if sw else "n/a",
+                 "%.3f" % a["median"] if a and a["windows"] else "n/a"]
+        big = alt_summary(rows, c["name"], RING)
+        if big is None:
+            cells += ["–", "not run" if sw and min(sw) < HANDOVER_MIN else "–", "–"]
+        elif not big["windows"]:
+            cells += ["n/a", "n/a", "%d failed" % big["errors"]]
+        else:
+            sw2 = alt_switches(rows, c["name"], RING)
+            cells += ["%.0f, %.0f" % sw2 if sw2 else "n/a", "%.3f" % big["median"],
+                      "%s%s" % (", ".join("%.3f" % x for x in big["starts"]),
+                                " (%d failed)" % big["errors"] if big["errors"] else "")]
+        L.append("| %s | %s |" % (c["label"], " | ".join(cells)))
+    L.append("")
     return L
 
 
@@ -413,6 +495,8 @@ def markdown(s, cases, refs, meta):
         L.append("")
     if meta.get("alternate") or meta.get("control"):
         L += alternate_text(meta.get("alt_rows", []), cases, meta)
+    if meta.get("alternate"):
+        L += handover_text(meta.get("alt_rows", []), cases, meta)
     L += placement_text(s.rows)
     L += slow_text(s, cases)
     if meta.get("notes"):

@@ -63,8 +63,32 @@ def sink_ports(source):
     return [0, 1] if source == "null" else [1]
 
 
-def sample(tel, ports, mpe=False):
+def switches(pids):
+    """How many times the threads of @pids were taken off their CPU while still runnable
+    (nonvoluntary context switches, from /proc): a lcore that gives its CPU to another one
+    with sched_yield(), or is preempted. A lcore that sleeps (voluntary switches) is not
+    counted: the main lcore and the control thread do that."""
+    n = 0
+    for pid in pids:
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:  # gone meanwhile
+            continue
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+                    for line in f:
+                        if line.startswith("nonvoluntary_ctxt_switches:"):
+                            n += int(line.split()[1])
+            except (OSError, ValueError):
+                continue
+    return n
+
+
+def sample(tel, ports, mpe=False, pids=None):
     s = {"t": time.monotonic(), "tx": 0, "rx": 0}
+    if pids is not None:
+        s["switches"] = switches(pids)
     for p in ports:
         st = tel.get("/ethdev/stats,%d" % p)
         s["tx"] += st["opackets"]
@@ -87,16 +111,20 @@ def memory(roles):
     return out, total
 
 
-def measure(group, tel, ports, warmup, duration, mpe=False):
+def measure(group, tel, ports, warmup, duration, mpe=False, pids=None):
+    """The rates over @duration seconds after @warmup; with @pids, also how often their
+    threads gave up their CPU (switches_ps, see switches())."""
     time.sleep(warmup)
     group.check_alive()
-    s0 = sample(tel, ports, mpe)
+    s0 = sample(tel, ports, mpe, pids)
     time.sleep(duration)
-    s1 = sample(tel, ports, mpe)
+    s1 = sample(tel, ports, mpe, pids)
     group.check_alive()
     dt = s1["t"] - s0["t"]
     res = {"sink_pps": (s1["tx"] - s0["tx"]) / dt, "rx_pps": (s1["rx"] - s0["rx"]) / dt,
            "seconds": dt}
+    if pids is not None:
+        res["switches_ps"] = (s1["switches"] - s0["switches"]) / dt
     return res, s0, s1
 
 
@@ -169,7 +197,7 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
         tel = Telemetry(g.prefix)
         try:
             res, s0, s1 = measure(g, tel, sink_ports(case["source"]), warmup, duration,
-                                  mpe=True)
+                                  mpe=True, pids=[prim.pid] + sorted(g.extra))
             roles = [("primary", prim.pid)]
             if build["model"] == "process":
                 for wid, w in sorted(s1["workers"].items()):
@@ -235,9 +263,10 @@ def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window,
     that is not measured. A window starts @settle seconds after its engine continues. A slow
     spell of the host then falls on neighbouring windows of both builds alike; what differs
     between two starts of a program does not cancel out, so one call is one start of each.
-    Returns {"rates": [[sink pps of each window] per build], "leak": the largest share of
-    its own rate that an engine transmitted while it was meant to be stopped (near 0 when
-    every process of it stopped), "restarts": worker restarts seen}."""
+    Returns {"rates": [[sink pps of each window] per build], "switches": [[switches() per
+    second of each window] per build], "leak": the largest share of its own rate that an
+    engine transmitted while it was meant to be stopped (near 0 when every process of it
+    stopped), "restarts": worker restarts seen}."""
     case = dict(case, engine_keys=dict(case.get("engine_keys", {}), **ALT_KEYS))
     engines = []
     try:
@@ -250,6 +279,7 @@ def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window,
             _hold(g, prim, signal.SIGSTOP)
         ports = sink_ports(case["source"])
         rates = [[] for _ in engines]
+        switched = [[] for _ in engines]  # switches() per second, window by window
         rate = [0.0 for _ in engines]  # its latest rate: the warm-up's, then its last window's
         leak = 0.0
         for k in range(windows + 1):
@@ -274,10 +304,13 @@ def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window,
                     s1 = sample(tel, ports)
                     rate[i] = (s1["tx"] - back["tx"]) / (s1["t"] - back["t_end"])
                 else:
-                    s0 = sample(tel, ports)
+                    pids = [prim.pid] + sorted(g.extra)
+                    s0 = sample(tel, ports, pids=pids)
                     time.sleep(window)
-                    s1 = sample(tel, ports)
-                    rates[i].append((s1["tx"] - s0["tx"]) / (s1["t"] - s0["t"]))
+                    s1 = sample(tel, ports, pids=pids)
+                    dt = s1["t"] - s0["t"]
+                    rates[i].append((s1["tx"] - s0["tx"]) / dt)
+                    switched[i].append((s1["switches"] - s0["switches"]) / dt)
                     rate[i] = rates[i][-1]
                 _hold(g, prim, signal.SIGSTOP)
                 s1["stopped"] = time.monotonic()
@@ -289,7 +322,7 @@ def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window,
             restarts += sum(w.get("restarts", 0) for w in tel.get("/mpe/workers").values())
             tel.close()
             g.stop(30)
-        return {"rates": rates, "leak": leak, "restarts": restarts}
+        return {"rates": rates, "switches": switched, "leak": leak, "restarts": restarts}
     finally:
         for g, prim, tel, _ in engines:
             if prim is not None:
