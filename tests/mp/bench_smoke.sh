@@ -142,8 +142,8 @@ for r in alt + ctl:
                    "stopped leak: %r" % r)
 sec = open(out + "/bench.md").read().split("## Process against thread in alternating windows\n")
 line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
-        if x.startswith("| forward-only, rss, 1 worker | ")]
-if len(ratios) == 2 and (len(line) != 1 or line[0].split(" | ")[1] != "%.3f" % (
+        if x.startswith("| forward-only, rss, 1 worker | null | ")]
+if len(ratios) == 2 and (len(line) != 1 or line[0].split(" | ")[2] != "%.3f" % (
         (ratios[0] + ratios[1]) / 2)):
     bad.append("bench.md: the alternating section's fwd-rss-1w line is not the median of "
                "its windows: %r" % line)
@@ -151,7 +151,7 @@ if len(ratios) == 2 and (len(line) != 1 or line[0].split(" | ")[1] != "%.3f" % (
 # a CPU of their own, so it is not run again with longer rings
 sec = open(out + "/bench.md").read().split("## CPU handovers\n")
 line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
-        if x.startswith("| forward-only, rss, 1 worker | ")]
+        if x.startswith("| forward-only, rss, 1 worker | null | ")]
 if len(line) != 1 or not line[0].endswith(" | – | not run | – |"):
     bad.append("bench.md: no CPU handovers line for fwd-rss-1w, not run again: %r" % line)
 if [r for r in allalt if r["pair"] not in ("process/thread", "process/process")]:

@@ -16,7 +16,8 @@ DROP_REASONS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutd
                 "worker_died", "worker_down"]
 RAW_FIELDS = ["round", "seq", "case", "impl", "traffic", "status", "seconds", "sink_mpps",
               "engine_out_mpps", "engine_in_mpps", "port_rx_mpps", "rss_kib", "memory",
-              "stage_cycles_per_packet", "acl_cycles_per_packet", "line_rtt_ns", "switches_per_s"] + \
+              "stage_cycles_per_packet", "acl_cycles_per_packet", "line_rtt_ns",
+              "switches_per_s"] + \
              ["drops_" + r for r in DROP_REASONS]
 SUMMARY_FIELDS = ["case", "impl", "traffic", "n", "median_mpps", "min_mpps", "max_mpps",
                   "ratio_process_thread", "ratio_testpmd", "testpmd_ref", "ratio_peer",
@@ -232,9 +233,9 @@ def alternate_text(rows, cases, meta):
              "%d times" % n, meta["window"], meta["settle"],
              meta["windows"],
              meta["warmup"], 100 * ALT_LEAK_MAX), "",
-         "| configuration | process/thread, median over starts | each start | every window "
-         "(min–max) | control: process/process, median over starts | each start |",
-         "|---|---|---|---|---|---|"]
+         "| configuration | traffic | process/thread, median over starts | each start | "
+         "every window (min–max) | control: process/process, median over starts | "
+         "each start |", "|---|---|---|---|---|---|---|"]
     for c in cases:
         if c.get("fs") or c.get("na"):
             continue
@@ -249,7 +250,7 @@ def alternate_text(rows, cases, meta):
                 " (%d failed)" % a["errors"] if a["errors"] else ""),
                 "%.2f–%.2f (%d windows)" % (a["min"], a["max"], a["windows"])]
         del cells[-1]  # the control's every-window range: in alternate.csv only
-        L.append("| %s | %s |" % (c["label"], " | ".join(cells)))
+        L.append("| %s | %s | %s |" % (c["label"], c.get("traffic", "–"), " | ".join(cells)))
     L += ["", "The control (%s) runs %s the same way with two engines of the process build "
           "in place of the two builds (the engine whose rate is divided changes from one start "
           "to the next as the build started first does): where nothing differs, the spread "
@@ -301,9 +302,9 @@ def handover_text(rows, cases, meta):
          "rings, so that the CPU changes hands less often, each time after more packets." % (
              HANDOVER_MIN, "once" if meta.get("handover") == 1 else
              "%d times" % meta.get("handover", 0), RING_SIZE, RING_MBUFS), "",
-         "| configuration | CPU given up /s: process, thread | process/thread | "
+         "| configuration | traffic | CPU given up /s: process, thread | process/thread | "
          "ring_size %d: CPU given up /s | process/thread, median over starts | each start |"
-         % RING_SIZE, "|---|---|---|---|---|---|"]
+         % RING_SIZE, "|---|---|---|---|---|---|---|"]
     for c in cases:
         if c.get("fs") or c.get("na"):
             continue
@@ -321,7 +322,7 @@ def handover_text(rows, cases, meta):
             cells += ["%.0f, %.0f" % sw2 if sw2 else "n/a", "%.3f" % big["median"],
                       "%s%s" % (", ".join("%.3f" % x for x in big["starts"]),
                                 " (%d failed)" % big["errors"] if big["errors"] else "")]
-        L.append("| %s | %s |" % (c["label"], " | ".join(cells)))
+        L.append("| %s | %s | %s |" % (c["label"], c.get("traffic", "–"), " | ".join(cells)))
     L.append("")
     return L
 
