@@ -135,8 +135,8 @@ text = "\n".join(report.alternate_text(alt, [{"name": "dist", "label": "distribu
                                              {"name": "rss", "label": "rss"}],
                                        {"alternate": 3, "window": 0.5, "windows": 3,
                                         "warmup": 1.0, "settle": 0.1}))
-check("| distributor | – | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) | n/a | – |"
-      in text and "| rss | – | n/a | 1 failed | – | n/a | – |" in text,
+check("| distributor | – | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) | n/a | "
+      "– |" in text and "| rss | – | n/a | 1 failed | – | n/a | – |" in text,
       "bench.md's alternating section (%s)" % text.splitlines()[-6:])
 # the control's rows: a column of their own, never mixed with the builds'
 ctl = alt + [report.alt_row(1, "dist", "1", k, r, pair=report.CONTROL) for k, r in
@@ -219,9 +219,8 @@ check(all(sorted(p) == sorted(x["name"] for x in cs) for p in per) and len(set(m
 
 # CPU handovers: which configurations run again with longer rings, and the section's lines
 def alt(case, pair, start, ratio, sw_a, sw_b, status="ok"):
-    r = report.alt_row(start, case, "process", 1, (ratio * 10e6, 10e6), status, 0.0, pair,
-                       (sw_a, sw_b))
-    return r
+    return report.alt_row(start, case, "process", 1, (ratio * 10e6, 10e6), status, 0.0, pair,
+                          (sw_a, sw_b))
 
 
 hrows = [alt("pipe", report.PAIR, 1, 0.97, 26000, 25000),

@@ -297,11 +297,14 @@ def handover_text(rows, cases, meta):
          "two processes, a change of address space too. *CPU given up* is how often the "
          "engine's threads were taken off their CPU while they could run (nonvoluntary "
          "context switches, /proc/PID/task/TID/status), a second, median over the "
-         "alternating windows above. Each configuration at %d a second or more in both "
-         "builds ran again, %s the same way, with ring_size = %d and mbufs = %d: longer "
-         "rings, so that the CPU changes hands less often, each time after more packets." % (
-             HANDOVER_MIN, "once" if meta.get("handover") == 1 else
-             "%d times" % meta.get("handover", 0), RING_SIZE, RING_MBUFS), "",
+         "alternating windows above. " + (
+             "Each configuration at %d a second or more in both builds ran again, %s the "
+             "same way, with ring_size = %d and mbufs = %d: longer rings, so that the CPU "
+             "changes hands less often, each time after more packets." % (
+                 HANDOVER_MIN, "once" if meta["handover"] == 1 else
+                 "%d times" % meta["handover"], RING_SIZE, RING_MBUFS)
+             if meta.get("handover") else
+             "No configuration ran again with longer rings (`--no-handover`)."), "",
          "| configuration | traffic | CPU given up /s: process, thread | process/thread | "
          "ring_size %d: CPU given up /s | process/thread, median over starts | each start |"
          % RING_SIZE, "|---|---|---|---|---|---|---|"]
