@@ -44,7 +44,9 @@ expect() {
 for m in worker.c.o io.c.o; do
 	a=$1
 	[[ $m == io.c.o ]] && a=$2
-	if objdump -t "$a" | grep -Eq "(^|/)${m//./\\.}:[[:space:]]+file format"; then
+	# grep reads all of objdump's output (no -q): with pipefail, a grep that quits at the
+	# first match fails the pipeline whenever objdump is still writing (SIGPIPE)
+	if objdump -t "$a" | grep -E "(^|/)${m//./\\.}:[[:space:]]+file format" > /dev/null; then
 		echo "ok - $m found in $(basename "$a")"
 		passed=$((passed + 1))
 	else
