@@ -67,8 +67,10 @@ static const struct key_def keys[] = {
 	ENG("shape", T_SHAPE, 0, 2, MPE_SHAPE_PIPELINE, shape, "pipeline, distributor or rss"),
 	ENG("burst", T_UINT, 1, MPE_MAX_BURST, MPE_DEF_BURST, burst, "packets per burst"),
 	ENG("ring_size", T_POW2, 64, 65536, MPE_DEF_RING_SIZE, ring_size,
-	    "slots per ring between stages (power of 2)"),
-	ENG("mbufs", T_UINT, 1023, 4194303, MPE_DEF_MBUFS, mbufs, "mbufs in the pool"),
+	    "slots per ring between stages; not given: 8192 for a ring whose two lcores share a "
+	    "CPU"),
+	ENG("mbufs", T_UINT, 1023, MPE_MAX_MBUFS, MPE_DEF_MBUFS, mbufs,
+	    "mbufs in the pool; not given: what the rings, queues and caches need, if more"),
 	ENG("mbuf_cache", T_UINT, 0, RTE_MEMPOOL_CACHE_MAX_SIZE, MPE_DEF_MBUF_CACHE, mbuf_cache,
 	    "per-lcore mempool cache"),
 	ENG("mbuf_data", T_UINT, 256, 65535 - RTE_PKTMBUF_HEADROOM, MPE_DEF_MBUF_DATA, mbuf_data,
@@ -630,7 +632,7 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 	 const uint8_t *seen_worker)
 {
 	int eline = loc_line(p, "engine", "");
-	unsigned int i, j, fwd = 0, rings, lcores;
+	unsigned int i, j, fwd = 0;
 	uint64_t need;
 	int fwd_idx = mpe_stage_find("fwd", 3);
 
@@ -741,18 +743,48 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 	/* The mempool refuses a cache above mbufs / 1.5: the bounds of the two keys keep
 	 * every accepted pair within that. */
 	RTE_BUILD_BUG_ON(RTE_MEMPOOL_CACHE_MAX_SIZE * 3 > 1023 * 2);
-	/* Every place an mbuf can wait: descriptors, rings, caches, bursts in hand. */
-	rings = c->shape == MPE_SHAPE_RSS ? 0 :
-		c->shape == MPE_SHAPE_PIPELINE ? c->nb_workers + 1U : 2U * c->nb_workers;
-	lcores = c->nb_workers + 2U;
-	need = (uint64_t)rings * c->ring_size + (uint64_t)lcores * (c->mbuf_cache + 2 * c->burst);
-	for (i = 0; i < c->nb_ports; i++)
-		need += (uint64_t)c->ports[i].rx_queues * c->rx_desc +
-			(uint64_t)mpe_config_port_txq(c, i) * c->tx_desc;
+	/* Left out, ring_size and mbufs are the primary's to choose from where the lcores run;
+	 * here the pool is sized for rings of ring_size everywhere. */
+	c->ring_size_auto = loc_line(p, "engine", "ring_size") == 0;
+	c->mbufs_auto = loc_line(p, "engine", "mbufs") == 0;
+	need = mpe_config_mbufs_need(c, (uint64_t)mpe_config_nb_rings(c) * c->ring_size);
+	if (c->mbufs_auto && c->mbufs < need && mpe_config_mbufs_auto(need) != 0)
+		c->mbufs = mpe_config_mbufs_auto(need);
 	if (p->errors == 0 && c->mbufs < need)
 		report(p, loc_line(p, "engine", "mbufs") ? loc_line(p, "engine", "mbufs") : eline,
 		       "mbufs", "%u cannot fill the configured queues, rings and caches: at least "
 		       "%" PRIu64 " needed", c->mbufs, need);
+}
+
+unsigned int
+mpe_config_nb_rings(const struct mpe_conf *c)
+{
+	if (c->shape == MPE_SHAPE_RSS)
+		return 0;
+	return c->shape == MPE_SHAPE_PIPELINE ? c->nb_workers + 1U : 2U * c->nb_workers;
+}
+
+/* Every place an mbuf can wait: descriptors, rings, caches, bursts in hand. */
+uint64_t
+mpe_config_mbufs_need(const struct mpe_conf *c, uint64_t ring_slots)
+{
+	uint64_t need = ring_slots + (uint64_t)(c->nb_workers + 2U) * (c->mbuf_cache + 2 * c->burst);
+	unsigned int i;
+
+	for (i = 0; i < c->nb_ports; i++)
+		need += (uint64_t)c->ports[i].rx_queues * c->rx_desc +
+			(uint64_t)mpe_config_port_txq(c, i) * c->tx_desc;
+	return need;
+}
+
+uint32_t
+mpe_config_mbufs_auto(uint64_t need)
+{
+	uint64_t n = MPE_DEF_MBUFS;
+
+	while (n < need)
+		n = 2 * n + 1;
+	return n <= MPE_MAX_MBUFS ? (uint32_t)n : 0;
 }
 
 /* The rules file, relative to the configuration file's directory unless absolute. */
@@ -912,13 +944,15 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 {
 	unsigned int i, j;
 
-	fprintf(out, "[engine]\nshape = %s\nburst = %u\nring_size = %u\nmbufs = %u\n"
+	/* a key left out is written as a comment, so that the text loads back the same */
+	fprintf(out, "[engine]\nshape = %s\nburst = %u\n%sring_size = %u\n%smbufs = %u\n"
 		"mbuf_cache = %u\nmbuf_data = %u\nrx_desc = %u\ntx_desc = %u\nio_lcore = %u\n"
 		"backpressure = %s\nready_timeout_ms = %u\ndrain_timeout_ms = %u\nrestart = %s\n"
 		"restart_max = %u\nrestart_window_ms = %u\nrestart_backoff_ms = %u\n"
 		"stall_timeout_ms = %u\nstats_period_ms = %u\nburn_cycles = %u\ncycles_sample = %u\n"
 		"malformed = %s\n",
-		mpe_config_shape_name(c->shape), c->burst, c->ring_size, c->mbufs, c->mbuf_cache,
+		mpe_config_shape_name(c->shape), c->burst, c->ring_size_auto ? "; " : "",
+		c->ring_size, c->mbufs_auto ? "; " : "", c->mbufs, c->mbuf_cache,
 		c->mbuf_data, c->rx_desc, c->tx_desc, c->io_lcore, c->backpressure ? "on" : "off",
 		c->ready_timeout_ms, c->drain_timeout_ms, c->restart ? "on" : "off", c->restart_max,
 		c->restart_window_ms, c->restart_backoff_ms, c->stall_timeout_ms,

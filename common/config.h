@@ -21,7 +21,9 @@
 /* Defaults: named here, applied by the table in config.c. */
 #define MPE_DEF_BURST 32
 #define MPE_DEF_RING_SIZE 1024
+#define MPE_DEF_SHARED_RING_SIZE 8192 /* ring_size not given: a ring between lcores on one CPU */
 #define MPE_DEF_MBUFS 16383
+#define MPE_MAX_MBUFS 4194303
 #define MPE_DEF_MBUF_CACHE 256
 #define MPE_DEF_MBUF_DATA 2048
 #define MPE_DEF_RX_DESC 1024
@@ -75,6 +77,8 @@ struct mpe_conf {
 	uint32_t burst;
 	uint32_t ring_size;
 	uint32_t mbufs;
+	uint32_t ring_size_auto; /* 1: not given: rings between lcores on one CPU are longer */
+	uint32_t mbufs_auto;	 /* 1: not given: what the rings, queues and caches need */
 	uint32_t mbuf_cache;
 	uint32_t mbuf_data;
 	uint32_t rx_desc;
@@ -199,6 +203,17 @@ int mpe_config_device_primary_only(const char *device);
 
 /* Every key as a markdown table: section, key, values, default, meaning. */
 void mpe_config_help(FILE *out);
+
+/* Rings the shape creates between lcores, at most. */
+unsigned int mpe_config_nb_rings(const struct mpe_conf *c);
+
+/* The mbufs it takes to fill every place one can wait (descriptors, caches, bursts in hand)
+ * and rings of @ring_slots slots in all. */
+uint64_t mpe_config_mbufs_need(const struct mpe_conf *c, uint64_t ring_slots);
+
+/* The pool size chosen when mbufs is not given: the least 2^n - 1 (the mempool's best fit)
+ * that holds @need and MPE_DEF_MBUFS; 0 when that is above the key's maximum. */
+uint32_t mpe_config_mbufs_auto(uint64_t need);
 
 /* Write the configuration back as INI text (what the engine runs with). */
 void mpe_config_dump(const struct mpe_conf *conf, FILE *out);

@@ -69,11 +69,13 @@ dump_engine(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
 		rs < RTE_DIM(run_states) ? run_states[rs] : "?",
 		seconds(rte_rdtsc() - shm->start_tsc, shm->tsc_hz), shm->primary_heartbeat);
 	fprintf(f,
-		"workers %u, ports %u, io lcore %d, burst %u, ring size %u, mbufs %u, "
+		"workers %u, ports %u, io lcore %d, burst %u, ring size %u%s, mbufs %u%s, "
 		"backpressure %s\n",
 		conf->nb_workers, conf->nb_ports,
 		mpe_config_io_used(conf) ? (int)conf->io_lcore : -1, conf->burst,
-		conf->ring_size, conf->mbufs, conf->backpressure ? "on" : "off");
+		conf->ring_size, conf->ring_size_auto ? " (not given: longer between lcores on "
+		"one CPU, see rings)" : "", conf->mbufs, conf->mbufs_auto ? " (not given)" : "",
+		conf->backpressure ? "on" : "off");
 	fprintf(f, "lcores:");
 	for (i = 0; i < conf->nb_workers; i++)
 		fprintf(f, " w%u=%u", i, conf->workers[i].lcore);

@@ -56,7 +56,7 @@ struct io {
 	/* input rings of the workers on this lcore's CPU, and how full one may get before
 	 * this lcore yields the CPU to its consumer */
 	uint16_t nb_share;
-	uint32_t share_fill;
+	uint32_t share_fill[MPE_MAX_WORKERS];
 	struct rte_ring *share[MPE_MAX_WORKERS];
 	uint16_t share_worker[MPE_MAX_WORKERS];
 };
@@ -145,10 +145,6 @@ io_init(struct io *io, struct mpe_primary *p)
 		for (i = 0; i < RETA_SIZE; i++)
 			io->reta[i] = (uint8_t)(i % conf->nb_workers);
 	}
-	/* A worker on this CPU runs only when this loop gives the CPU away: yield when its
-	 * input ring is half full, so that it drains a good share at a time */
-	io->share_fill = RTE_MIN(RTE_MAX(conf->ring_size / 2, (uint32_t)io->burst),
-				 conf->ring_size - 1); /* what the ring holds at most */
 	for (i = 0; i < conf->nb_workers; i++) {
 		struct rte_ring *r = NULL;
 
@@ -160,6 +156,11 @@ io_init(struct io *io, struct mpe_primary *p)
 		} else {
 			r = io->in[i];
 		}
+		/* A worker on this CPU runs only when this loop gives the CPU away: yield when
+		 * its input ring is half full, so that it drains a good share at a time */
+		io->share_fill[io->nb_share] = RTE_MIN(RTE_MAX(rte_ring_get_size(r) / 2,
+							       (uint32_t)io->burst),
+						       rte_ring_get_capacity(r));
 		io->share_worker[io->nb_share] = (uint16_t)i;
 		io->share[io->nb_share++] = r;
 	}
@@ -238,7 +239,7 @@ share_waiting(const struct io *io)
 	/* a worker that is down fills its ring without being able to drain it */
 	for (k = 0; k < io->nb_share; k++)
 		if (!io->in_ctl[io->share_worker[k]]->down &&
-		    rte_ring_count(io->share[k]) >= io->share_fill)
+		    rte_ring_count(io->share[k]) >= io->share_fill[k])
 			return 1;
 	return 0;
 }

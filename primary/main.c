@@ -240,11 +240,10 @@ check_config(const struct app_opts *o, struct mpe_conf *conf)
 	return 0;
 }
 
-static int
-create_rings(struct mpe_primary *p)
+/* The shape's rings, as [producer, consumer]: a worker's id or MPE_END_IO. */
+static unsigned int
+ring_ends(const struct mpe_conf *conf, int ends[][2])
 {
-	const struct mpe_conf *conf = &p->shm->conf;
-	int ends[2 * MPE_MAX_WORKERS][2];
 	unsigned int i, n = 0;
 
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
@@ -264,13 +263,76 @@ create_rings(struct mpe_primary *p)
 				ends[n][0] = (int)i, ends[n][1] = MPE_END_IO, n++;
 		}
 	}
+	return n;
+}
+
+static cpu_set_t
+end_cpus(const struct mpe_primary *p, int end)
+{
+	return end == MPE_END_IO ? rte_lcore_cpuset(p->shm->conf.io_lcore) : p->cpus[end];
+}
+
+/* Ring lengths. Two polling lcores on one CPU hand it to each other about once per half
+ * ring (the I/O lcore yields at half full, a worker when its ring is empty), and every
+ * handover costs both builds, the process build a little more: with ring_size left out,
+ * such a ring is MPE_DEF_SHARED_RING_SIZE long, and the pool grows to fill it unless mbufs
+ * is given. Lcores on CPUs of their own keep ring_size: latency, and cache footprint. */
+static void
+size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes)
+{
+	struct mpe_conf *conf = &p->shm->conf;
+	uint32_t longer = RTE_MAX(conf->ring_size, (uint32_t)MPE_DEF_SHARED_RING_SIZE);
+	uint64_t slots = 0, need;
+	unsigned int i, nb_long = 0;
+	char names[256] = "";
+	size_t off = 0;
+
+	for (i = 0; i < n; i++) {
+		cpu_set_t a = end_cpus(p, ends[i][0]), b = end_cpus(p, ends[i][1]), both;
+		char name[RTE_RING_NAMESIZE];
+
+		CPU_AND(&both, &a, &b);
+		sizes[i] = conf->ring_size;
+		if (conf->ring_size_auto && CPU_COUNT(&both) > 0 && longer > conf->ring_size) {
+			sizes[i] = longer;
+			nb_long++;
+			mpe_names_ring(name, sizeof(name), ends[i][0], ends[i][1]);
+			if (off < sizeof(names))
+				off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
+							off ? ", " : "", name);
+		}
+		slots += sizes[i];
+	}
+	if (nb_long == 0)
+		return;
+	need = mpe_config_mbufs_need(conf, slots);
+	if (need > conf->mbufs && (!conf->mbufs_auto || mpe_config_mbufs_auto(need) == 0)) {
+		MPE_LOG(NOTICE, engine, "mbufs = %u cannot fill %u-slot rings between lcores that "
+			"share a CPU (%" PRIu64 " needed): every ring holds ring_size = %u, and the "
+			"CPU changes hands more often", conf->mbufs, longer, need, conf->ring_size);
+		for (i = 0; i < n; i++)
+			sizes[i] = conf->ring_size;
+		return;
+	}
+	if (need > conf->mbufs)
+		conf->mbufs = mpe_config_mbufs_auto(need);
+	MPE_LOG(NOTICE, engine, "ring_size not given: %u slots (not %u) for %s, whose two lcores "
+		"share a CPU, so that it changes hands less often; mbufs %u", longer,
+		conf->ring_size, names, conf->mbufs);
+}
+
+static int
+create_rings(struct mpe_primary *p, int ends[][2], unsigned int n, const uint32_t *sizes)
+{
+	unsigned int i;
+
 	for (i = 0; i < n; i++) {
 		char name[RTE_RING_NAMESIZE];
 
 		mpe_names_ring(name, sizeof(name), ends[i][0], ends[i][1]);
 		/* one producer and one consumer per edge: a dead worker cannot leave a
 		 * multi-producer ring half-updated for everybody else */
-		p->rings[i] = rte_ring_create(name, conf->ring_size, rte_socket_id(),
+		p->rings[i] = rte_ring_create(name, sizes[i], rte_socket_id(),
 					      RING_F_SP_ENQ | RING_F_SC_DEQ);
 		p->ring_consumer[i] = ends[i][1];
 		if (p->rings[i] == NULL) {
@@ -282,6 +344,11 @@ create_rings(struct mpe_primary *p)
 	return 0;
 }
 
+static void mark_shared_cpus(struct mpe_primary *p);
+static void warn_not_isolated(const struct mpe_primary *p);
+
+/* Shared memory, then where the workers run (the ring lengths depend on it), the pool and
+ * the rings. */
 static int
 create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
 {
@@ -290,7 +357,10 @@ create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
 		.size = sizeof(struct mpe_meta),
 		.align = __alignof__(struct mpe_meta),
 	};
-	int off;
+	int ends[2 * MPE_MAX_WORKERS][2];
+	uint32_t sizes[2 * MPE_MAX_WORKERS];
+	unsigned int n;
+	int off, rc;
 
 	off = rte_mbuf_dynfield_register(&meta_desc);
 	if (off < 0) {
@@ -303,18 +373,26 @@ create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
 		return -rte_errno;
 	}
 	p->shm->meta_offset = off;
+	rc = mpe_launch_check(p);
+	if (rc < 0)
+		return rc;
+	warn_not_isolated(p);
+	mark_shared_cpus(p);
+	n = ring_ends(&p->shm->conf, ends);
+	size_rings(p, ends, n, sizes);
 	/* the private area carries what the parse stage decoded to the stages after it */
-	p->pool = rte_pktmbuf_pool_create(MPE_NAME_POOL, conf->mbufs, conf->mbuf_cache,
+	p->pool = rte_pktmbuf_pool_create(MPE_NAME_POOL, p->shm->conf.mbufs, conf->mbuf_cache,
 					  MPE_PKT_PRIV_SIZE,
 					  (uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM),
 					  rte_socket_id());
 	if (p->pool == NULL) {
-		MPE_LOG(ERR, engine, "mbuf pool of %u: %s", conf->mbufs, rte_strerror(rte_errno));
+		MPE_LOG(ERR, engine, "mbuf pool of %u: %s", p->shm->conf.mbufs,
+			rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	if (mpe_inspect_init(p) < 0)
 		return -EINVAL;
-	return create_rings(p);
+	return create_rings(p, ends, n, sizes);
 }
 
 /* Polling lcores that share a CPU (more lcores than CPUs, as on a small test host) would each
@@ -736,11 +814,7 @@ main(int argc, char **argv)
 			MPE_LOG(WARNING, engine, "telemetry: /mpe commands not available: %s",
 				strerror(-trc));
 	}
-	if (rc == 0)
-		rc = mpe_launch_check(p);
 	if (rc == 0) {
-		warn_not_isolated(p);
-		mark_shared_cpus(p);
 		started = 1;
 		for (w = 0; rc == 0 && w < conf->nb_workers; w++)
 			rc = mpe_launch_start(p, w);

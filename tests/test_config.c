@@ -908,9 +908,9 @@ static const struct cfg_case cases[] = {
 	{"mbufs too few for rss: no rings, a queue per worker",
 	 "[engine]\nshape = rss\nmbufs = 5375\n" P0 W0 "[worker 1]\nlcore = 3\n", 1,
 	 {"@:3: mbufs: 5375 cannot fill", "at least 5376 needed"}, NULL},
-	{"mbufs too few from other keys: reported at the [engine] line",
-	 "[engine]\nring_size = 8192\n" P0 W0, 1, {"@:1: mbufs: 16383 cannot fill", "at least"},
-	 NULL},
+	{"mbufs given, too few once other keys grow: reported at the mbufs line",
+	 "[engine]\nmbufs = 16383\nring_size = 8192\n" P0 W0, 1,
+	 {"@:2: mbufs: 16383 cannot fill", "at least"}, NULL},
 
 	/* ---- collect-all ---- */
 	{"every error in one file is reported",
@@ -995,6 +995,51 @@ test_mbufs_count_worker_tx_queues(void)
 	CHECK(workers == io + 2 * MPE_DEF_TX_DESC, "tx = io: %" PRIu64 ", tx = workers: %" PRIu64
 	      ", expected %u more", io, workers, 2 * MPE_DEF_TX_DESC);
 #undef DIST2
+}
+
+/* mbufs left out: what the rings, queues and caches need, as 2^n - 1 and never below the
+ * default; given, it is kept. ring_size left out is marked so (the primary lengthens rings
+ * between lcores on one CPU). */
+static void
+test_mbufs_auto(void)
+{
+	static const struct {
+		const char *ini;
+		uint32_t mbufs, ring_size_auto, mbufs_auto;
+	} cases[] = {
+		{P0 W0, MPE_DEF_MBUFS, 1, 1},
+		{"[engine]\nring_size = 1024\n" P0 W0, MPE_DEF_MBUFS, 0, 1},
+		/* 2 rings of 8192: 16384 slots alone */
+		{"[engine]\nring_size = 8192\n" P0 W0, 32767, 0, 1},
+		/* 4 rings of 65536 */
+		{"[engine]\nshape = distributor\nring_size = 65536\n" P0 W(0, 2) W(1, 3), 524287,
+		 0, 1},
+		{"[engine]\nmbufs = 20000\n" P0 W0, 20000, 1, 0},
+	};
+	static struct mpe_conf c;
+	struct loaded l;
+	size_t i;
+
+	for (i = 0; i < TEST_DIM(cases); i++) {
+		load_text(cases[i].ini, &c, &l);
+		CHECK(l.rc == 0, "case %zu: %d\n%s", i, l.rc, l.err ? l.err : "");
+		free(l.err);
+		CHECK(c.mbufs == cases[i].mbufs && c.ring_size_auto == cases[i].ring_size_auto &&
+			      c.mbufs_auto == cases[i].mbufs_auto,
+		      "case %zu: mbufs %u (expected %u), ring_size_auto %u, mbufs_auto %u", i,
+		      c.mbufs, cases[i].mbufs, c.ring_size_auto, c.mbufs_auto);
+		if (l.rc == 0)
+			CHECK(c.mbufs >= mpe_config_mbufs_need(&c, (uint64_t)mpe_config_nb_rings(&c) *
+								       c.ring_size),
+			      "case %zu: %u mbufs cannot fill what is configured", i, c.mbufs);
+	}
+	CHECK(mpe_config_mbufs_auto(0) == MPE_DEF_MBUFS, "0: %u", mpe_config_mbufs_auto(0));
+	CHECK(mpe_config_mbufs_auto(MPE_DEF_MBUFS) == MPE_DEF_MBUFS, "16383");
+	CHECK(mpe_config_mbufs_auto(MPE_DEF_MBUFS + 1) == 32767, "16384: %u",
+	      mpe_config_mbufs_auto(MPE_DEF_MBUFS + 1));
+	CHECK(mpe_config_mbufs_auto(MPE_MAX_MBUFS) == MPE_MAX_MBUFS, "the maximum");
+	CHECK(mpe_config_mbufs_auto((uint64_t)MPE_MAX_MBUFS + 1) == 0, "above the maximum: %u",
+	      mpe_config_mbufs_auto((uint64_t)MPE_MAX_MBUFS + 1));
 }
 
 /* A NUL byte inside a line: that line is refused, the lines after it keep their numbers. */
@@ -1152,7 +1197,8 @@ dump_loads_back(const char *ini)
 	free(l.err);
 	free(text);
 	CHECK(a.shape == b.shape && a.burst == b.burst && a.ring_size == b.ring_size &&
-		      a.mbufs == b.mbufs && a.mbuf_cache == b.mbuf_cache &&
+		      a.mbufs == b.mbufs && a.ring_size_auto == b.ring_size_auto &&
+		      a.mbufs_auto == b.mbufs_auto && a.mbuf_cache == b.mbuf_cache &&
 		      a.mbuf_data == b.mbuf_data && a.rx_desc == b.rx_desc &&
 		      a.tx_desc == b.tx_desc && a.io_lcore == b.io_lcore &&
 		      a.backpressure == b.backpressure &&
@@ -1183,6 +1229,14 @@ static void
 test_dump_loads_back(void)
 {
 	dump_loads_back(EVERY_KEY);
+}
+
+/* ring_size and mbufs left out: written as comments, left out again when loaded back */
+static void
+test_dump_loads_back_auto(void)
+{
+	dump_loads_back("[engine]\nshape = distributor\n" P0 W(0, 2) W(1, 3));
+	dump_loads_back("[engine]\nring_size = 8192\n" P0 W0);
 }
 
 /* 17 distributor workers that transmit: worker 16's queue is its id, above the key's range,
@@ -1414,6 +1468,9 @@ main(void)
 		 test_many_keys_all_checked},
 		{"tx = workers: the workers' transmit queues count in the mbufs needed",
 		 test_mbufs_count_worker_tx_queues},
+		{"mbufs left out: what the configuration needs; given: kept", test_mbufs_auto},
+		{"mpe_config_dump: ring_size and mbufs left out stay left out",
+		 test_dump_loads_back_auto},
 		{"a NUL byte: that line refused, the next lines keep their numbers",
 		 test_nul_byte},
 		{"a FIFO, a device, a directory or a file over 1 MiB: refused, not read",

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Ring lengths and the pool size, from where the lcores run. With ring_size left out, a ring
+# whose producer and consumer lcores share a CPU holds 8192 packets and every other ring 1024,
+# and the pool grows to fill them when mbufs is left out too; a ring_size that is given holds
+# for every ring; an mbufs that is given and too small for the longer rings keeps them all at
+# ring_size, with a notice. Read from /mpe/rings (capacities) and a debug dump (pool size).
+# LCORES puts lcores 1 and 3 on CPU 1, lcores 2 and 4 on CPU 0 (lcore id modulo the CPUs).
+. "$(dirname "$0")/lib.sh"
+
+if [ "$NCPU" -lt 2 ]; then
+	echo "# $NCPU CPU: every lcore would share one; this test needs 2"
+	not_ok "2 CPUs or more"
+	finish
+	exit 1
+fi
+
+log=$TMP/primary.log
+t=$TMP/t
+
+# run NAME ENGINE-KEYS WORKERS-LCORES SHAPE: starts the engine on net_null ports with the
+# keys given in [engine] and one fwd worker per lcore listed; leaves its /mpe/rings reply in
+# $t.rings and the pool size in $POOL. Status 1 (reported) when it does not start.
+run() {
+	local name=$1 keys=$2 lcores=$3 shape=$4 cfg=$TMP/$1.ini id=0 l dump
+	{
+		printf '[engine]\nshape = %s\nio_lcore = 1\nstats_period_ms = 0\n%s\n\n' \
+			"$shape" "$keys"
+		echo "$NULL_PORTS"
+		for l in $lcores; do
+			printf '[worker %u]\nlcore = %u\nstages = fwd\n\n' "$id" "$l"
+			id=$((id + 1))
+		done
+	} > "$cfg"
+	start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
+	if ! wait_for "$log" "running:" 30; then
+		not_ok "$name: the engine runs"
+		sed 's/^/#   /' "$log" | tail -20
+		return 1
+	fi
+	python3 "$CLIENT" "$PREFIX" /mpe/rings > "$t.rings" 2> "$t.err" || true
+	dump=$(sig_dump)
+	POOL=$(sed -n 's/^mempool mpe_mbufs: size \([0-9]*\),.*/\1/p' "$dump" 2>/dev/null | head -1)
+	return 0
+}
+
+# caps: "ring=capacity ..." from the last /mpe/rings reply, sorted by name
+caps() {
+	jget "$t.rings" '" ".join("%s=%d" % (k, v[k]["capacity"]) for k in sorted(v))'
+}
+
+# stopped NAME: the engine stops on SIGINT, exits 0, leaves nothing behind
+stopped() {
+	local rc=0
+	stop_primary 30 || rc=$?
+	check "$1: the engine stops and exits 0 (status $rc)" [ "$rc" = 0 ]
+	assert_clean "$1: nothing left behind"
+}
+
+# --- distributor, worker 1 on the I/O lcore's CPU: its two rings are the longer ones ------
+name="distributor, ring_size and mbufs left out"
+if run dist_auto "" "2 3" distributor; then
+	c=$(caps)
+	check "$name: worker 1's rings (lcore 3 on the I/O lcore's CPU) hold 8192, worker 0's \
+1024 ($c)" [ "$c" = "mpe_io_w0=1023 mpe_io_w1=8191 mpe_w0_io=1023 mpe_w1_io=8191" ]
+	check "$name: the pool grew to fill them: 32767 mbufs (${POOL:-none})" \
+		[ "${POOL:-0}" = 32767 ]
+	check "$name: a notice names the longer rings" grep -q \
+		"ring_size not given: 8192 slots (not 1024) for mpe_io_w1, mpe_w1_io, whose" "$log"
+	stopped "$name"
+fi
+
+name="distributor, ring_size = 1024 given"
+if run dist_given "ring_size = 1024" "2 3" distributor; then
+	c=$(caps)
+	check "$name: every ring holds 1024 ($c)" \
+		[ "$c" = "mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023" ]
+	check "$name: the pool keeps its default, 16383 mbufs (${POOL:-none})" \
+		[ "${POOL:-0}" = 16383 ]
+	check "$name: no notice of longer rings" cond '! grep -q "ring_size not given" "$log"'
+	stopped "$name"
+fi
+
+name="distributor, mbufs = 16383 given, ring_size left out"
+if run dist_mbufs "mbufs = 16383" "2 3" distributor; then
+	c=$(caps)
+	check "$name: too few mbufs for longer rings: every ring holds 1024 ($c)" \
+		[ "$c" = "mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023" ]
+	check "$name: the pool is the size given (${POOL:-none})" [ "${POOL:-0}" = 16383 ]
+	check "$name: a notice says why" grep -q \
+		"mbufs = 16383 cannot fill 8192-slot rings between lcores that share a CPU" "$log"
+	stopped "$name"
+fi
+
+# --- no ring between lcores of one CPU: the workers share CPU 0, the I/O lcore has CPU 1 ---
+name="distributor, workers on lcores 2 and 4 (CPU 0), I/O lcore on CPU 1"
+if run dist_apart "" "2 4" distributor; then
+	c=$(caps)
+	check "$name: every ring holds 1024 ($c)" \
+		[ "$c" = "mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023" ]
+	check "$name: the pool keeps its default, 16383 mbufs (${POOL:-none})" \
+		[ "${POOL:-0}" = 16383 ]
+	stopped "$name"
+fi
+
+# --- pipeline: the ring between two workers on one CPU --------------------------------------
+name="pipeline, workers on lcores 2 and 4 (CPU 0)"
+if run pipe_auto "" "2 4" pipeline; then
+	c=$(caps)
+	check "$name: the ring between the workers holds 8192, the I/O lcore's 1024 ($c)" \
+		[ "$c" = "mpe_io_w0=1023 mpe_w0_w1=8191 mpe_w1_io=1023" ]
+	check "$name: the pool fills them: 16383 mbufs are enough (${POOL:-none})" \
+		[ "${POOL:-0}" = 16383 ]
+	stopped "$name"
+fi
+
+finish
