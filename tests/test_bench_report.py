@@ -217,7 +217,7 @@ check(all(sorted(p) == sorted(x["name"] for x in cs) for p in per) and len(set(m
       > 1 and order == [(st, x["name"]) for st, x in mb.alternate_order(cs, 3, 7)],
       "alternate_order: each configuration once per start, new orders, one per seed")
 
-# CPU handovers: which configurations run again with longer rings, and the section's lines
+# CPU handovers: which configurations run again with ring_size given, and the section's lines
 def alt(case, pair, start, ratio, sw_a, sw_b, status="ok"):
     return report.alt_row(start, case, "process", 1, (ratio * 10e6, 10e6), status, 0.0, pair,
                           (sw_a, sw_b))
@@ -250,7 +250,7 @@ check("| pipe label | – | 26500, 25500 | 0.975 | 4100, 4000 | 1.010 | 1.020, 1
       in " ".join(text),
       "handover_text: switches and ratios at both ring sizes (%s)" % text[-6:])
 check(report.alt_summary(hrows, "pipe")["starts"] == [0.975],
-      "alt_summary: the longer rings' windows stay out of the ratio of the default ones")
+      "alt_summary: windows with ring_size given stay out of the other windows' ratio")
 
 # runners.switches(): two processes on one CPU, each giving it to the other, are counted;
 # a process asleep is not

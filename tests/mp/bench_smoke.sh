@@ -148,14 +148,14 @@ if len(ratios) == 2 and (len(line) != 1 or line[0].split(" | ")[2] != "%.3f" % (
     bad.append("bench.md: the alternating section's fwd-rss-1w line is not the median of "
                "its windows: %r" % line)
 # CPU handovers: every configuration alternated has its line; fwd-rss-1w's lcores each have
-# a CPU of their own, so it is not run again with longer rings
+# a CPU of their own, so it is not run again with ring_size given
 sec = open(out + "/bench.md").read().split("## CPU handovers\n")
 line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
         if x.startswith("| forward-only, rss, 1 worker | null | ")]
 if len(line) != 1 or not line[0].endswith(" | – | not run | – |"):
     bad.append("bench.md: no CPU handovers line for fwd-rss-1w, not run again: %r" % line)
 if [r for r in allalt if r["pair"] not in ("process/thread", "process/process")]:
-    bad.append("alternate.csv: fwd-rss-1w ran again with longer rings")
+    bad.append("alternate.csv: fwd-rss-1w ran again with ring_size given")
 # from 1 worker to 2: the quick run has rss with 1 worker and with 2 on queues 3 and 6
 for impl in ("process", "thread"):
     if not [r for r in raw if r["case"] == "fwd-rss-2w-apart" and r["impl"] == impl
