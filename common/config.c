@@ -67,8 +67,8 @@ static const struct key_def keys[] = {
 	ENG("shape", T_SHAPE, 0, 2, MPE_SHAPE_PIPELINE, shape, "pipeline, distributor or rss"),
 	ENG("burst", T_UINT, 1, MPE_MAX_BURST, MPE_DEF_BURST, burst, "packets per burst"),
 	ENG("ring_size", T_POW2, 64, 65536, MPE_DEF_RING_SIZE, ring_size,
-	    "slots per ring between stages; not given: 8192 for a ring whose two lcores share a "
-	    "CPU"),
+	    "slots per ring between stages; not given: 8192 for a ring into a lcore that "
+	    "shares its CPU with another polling lcore"),
 	ENG("mbufs", T_UINT, 1023, MPE_MAX_MBUFS, MPE_DEF_MBUFS, mbufs,
 	    "mbufs in the pool; not given: what the rings, queues and caches need, if more"),
 	ENG("mbuf_cache", T_UINT, 0, RTE_MEMPOOL_CACHE_MAX_SIZE, MPE_DEF_MBUF_CACHE, mbuf_cache,

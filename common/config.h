@@ -21,7 +21,7 @@
 /* Defaults: named here, applied by the table in config.c. */
 #define MPE_DEF_BURST 32
 #define MPE_DEF_RING_SIZE 1024
-#define MPE_DEF_SHARED_RING_SIZE 8192 /* ring_size not given: a ring between lcores on one CPU */
+#define MPE_DEF_SHARED_RING_SIZE 8192 /* ring_size not given: into a lcore sharing a CPU */
 #define MPE_DEF_MBUFS 16383
 #define MPE_MAX_MBUFS 4194303
 #define MPE_DEF_MBUF_CACHE 256
@@ -77,7 +77,7 @@ struct mpe_conf {
 	uint32_t burst;
 	uint32_t ring_size;
 	uint32_t mbufs;
-	uint32_t ring_size_auto; /* 1: not given: rings between lcores on one CPU are longer */
+	uint32_t ring_size_auto; /* 1: not given: rings into lcores sharing a CPU are longer */
 	uint32_t mbufs_auto;	 /* 1: not given: what the rings, queues and caches need */
 	uint32_t mbuf_cache;
 	uint32_t mbuf_data;

@@ -73,8 +73,8 @@ dump_engine(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
 		"backpressure %s\n",
 		conf->nb_workers, conf->nb_ports,
 		mpe_config_io_used(conf) ? (int)conf->io_lcore : -1, conf->burst,
-		conf->ring_size, conf->ring_size_auto ? " (not given: longer between lcores on "
-		"one CPU, see rings)" : "", conf->mbufs, conf->mbufs_auto ? " (not given)" : "",
+		conf->ring_size, conf->ring_size_auto ? " (not given: longer into lcores that "
+		"share a CPU, see rings)" : "", conf->mbufs, conf->mbufs_auto ? " (not given)" : "",
 		conf->backpressure ? "on" : "off");
 	fprintf(f, "lcores:");
 	for (i = 0; i < conf->nb_workers; i++)

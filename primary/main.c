@@ -266,17 +266,20 @@ ring_ends(const struct mpe_conf *conf, int ends[][2])
 	return n;
 }
 
-static cpu_set_t
-end_cpus(const struct mpe_primary *p, int end)
+/* Whether the lcore at ring end @end shares its CPU with another polling lcore. */
+static int
+end_shares_cpu(const struct mpe_primary *p, int end)
 {
-	return end == MPE_END_IO ? rte_lcore_cpuset(p->shm->conf.io_lcore) : p->cpus[end];
+	return end == MPE_END_IO ? p->io_yield_idle : (int)p->shm->workers[end].ctl.yield_idle;
 }
 
-/* Ring lengths. Two polling lcores on one CPU hand it to each other about once per half
- * ring (the I/O lcore yields at half full, a worker when its ring is empty), and every
- * handover costs both builds, the process build a little more: with ring_size left out,
- * such a ring is MPE_DEF_SHARED_RING_SIZE long, and the pool grows to fill it unless mbufs
- * is given. Lcores on CPUs of their own keep ring_size: latency, and cache footprint. */
+/* Ring lengths. A lcore that shares its CPU with another polling lcore is off it while the
+ * other runs, and takes it over when its input ring is half full (the I/O lcore) or when the
+ * other's input ring is empty (a worker): its input ring must hold what comes in meanwhile,
+ * and how long it is sets how often the CPU changes hands. Every handover costs both builds,
+ * the process build a little more (a change of address space). With ring_size left out, a
+ * ring into such a lcore is MPE_DEF_SHARED_RING_SIZE long, and the pool grows to fill it
+ * unless mbufs is given; a ring into a lcore with a CPU of its own keeps ring_size. */
 static void
 size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes)
 {
@@ -288,12 +291,11 @@ size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes
 	size_t off = 0;
 
 	for (i = 0; i < n; i++) {
-		cpu_set_t a = end_cpus(p, ends[i][0]), b = end_cpus(p, ends[i][1]), both;
 		char name[RTE_RING_NAMESIZE];
 
-		CPU_AND(&both, &a, &b);
 		sizes[i] = conf->ring_size;
-		if (conf->ring_size_auto && CPU_COUNT(&both) > 0 && longer > conf->ring_size) {
+		if (conf->ring_size_auto && end_shares_cpu(p, ends[i][1]) &&
+		    longer > conf->ring_size) {
 			sizes[i] = longer;
 			nb_long++;
 			mpe_names_ring(name, sizeof(name), ends[i][0], ends[i][1]);
@@ -307,7 +309,7 @@ size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes
 		return;
 	need = mpe_config_mbufs_need(conf, slots);
 	if (need > conf->mbufs && (!conf->mbufs_auto || mpe_config_mbufs_auto(need) == 0)) {
-		MPE_LOG(NOTICE, engine, "mbufs = %u cannot fill %u-slot rings between lcores that "
+		MPE_LOG(NOTICE, engine, "mbufs = %u cannot fill %u-slot rings into lcores that "
 			"share a CPU (%" PRIu64 " needed): every ring holds ring_size = %u, and the "
 			"CPU changes hands more often", conf->mbufs, longer, need, conf->ring_size);
 		for (i = 0; i < n; i++)
@@ -316,9 +318,9 @@ size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes
 	}
 	if (need > conf->mbufs)
 		conf->mbufs = mpe_config_mbufs_auto(need);
-	MPE_LOG(NOTICE, engine, "ring_size not given: %u slots (not %u) for %s, whose two lcores "
-		"share a CPU, so that it changes hands less often; mbufs %u", longer,
-		conf->ring_size, names, conf->mbufs);
+	MPE_LOG(NOTICE, engine, "ring_size not given: %u slots (not %u) for %s, into lcores that "
+		"share a CPU with another polling lcore, so that it changes hands less often; "
+		"mbufs %u", longer, conf->ring_size, names, conf->mbufs);
 }
 
 static int

@@ -999,7 +999,7 @@ test_mbufs_count_worker_tx_queues(void)
 
 /* mbufs left out: what the rings, queues and caches need, as 2^n - 1 and never below the
  * default; given, it is kept. ring_size left out is marked so (the primary lengthens rings
- * between lcores on one CPU). */
+ * into lcores that share a CPU). */
 static void
 test_mbufs_auto(void)
 {

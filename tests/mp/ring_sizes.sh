@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Ring lengths and the pool size, from where the lcores run. With ring_size left out, a ring
-# whose producer and consumer lcores share a CPU holds 8192 packets and every other ring 1024,
-# and the pool grows to fill them when mbufs is left out too; a ring_size that is given holds
-# for every ring; an mbufs that is given and too small for the longer rings keeps them all at
-# ring_size, with a notice. Read from /mpe/rings (capacities) and a debug dump (pool size).
+# into a lcore that shares its CPU with another polling lcore holds 8192 packets and every
+# other ring 1024, and the pool grows to fill them when mbufs is left out too; a ring_size
+# that is given holds for every ring; an mbufs that is given and too small for the longer
+# rings keeps them all at ring_size, with a notice. Read from /mpe/rings (capacities) and a
+# debug dump (pool size).
 # LCORES puts lcores 1 and 3 on CPU 1, lcores 2 and 4 on CPU 0 (lcore id modulo the CPUs).
 . "$(dirname "$0")/lib.sh"
 
@@ -56,16 +57,18 @@ stopped() {
 	assert_clean "$1: nothing left behind"
 }
 
-# --- distributor, worker 1 on the I/O lcore's CPU: its two rings are the longer ones ------
+# --- distributor, worker 1 on the I/O lcore's CPU: the rings into either are the longer ones
 name="distributor, ring_size and mbufs left out"
 if run dist_auto "" "2 3" distributor; then
 	c=$(caps)
-	check "$name: worker 1's rings (lcore 3 on the I/O lcore's CPU) hold 8192, worker 0's \
-1024 ($c)" [ "$c" = "mpe_io_w0=1023 mpe_io_w1=8191 mpe_w0_io=1023 mpe_w1_io=8191" ]
+	check "$name: the rings into worker 1 and into the I/O lcore (one CPU) hold 8192, the \
+ring into worker 0 1024 ($c)" \
+		[ "$c" = "mpe_io_w0=1023 mpe_io_w1=8191 mpe_w0_io=8191 mpe_w1_io=8191" ]
 	check "$name: the pool grew to fill them: 32767 mbufs (${POOL:-none})" \
 		[ "${POOL:-0}" = 32767 ]
 	check "$name: a notice names the longer rings" grep -q \
-		"ring_size not given: 8192 slots (not 1024) for mpe_io_w1, mpe_w1_io, whose" "$log"
+		"ring_size not given: 8192 slots (not 1024) for mpe_w0_io, mpe_io_w1, mpe_w1_io, into" \
+		"$log"
 	stopped "$name"
 fi
 
@@ -87,29 +90,48 @@ if run dist_mbufs "mbufs = 16383" "2 3" distributor; then
 		[ "$c" = "mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023" ]
 	check "$name: the pool is the size given (${POOL:-none})" [ "${POOL:-0}" = 16383 ]
 	check "$name: a notice says why" grep -q \
-		"mbufs = 16383 cannot fill 8192-slot rings between lcores that share a CPU" "$log"
+		"mbufs = 16383 cannot fill 8192-slot rings into lcores that share a CPU" "$log"
 	stopped "$name"
 fi
 
-# --- no ring between lcores of one CPU: the workers share CPU 0, the I/O lcore has CPU 1 ---
-name="distributor, workers on lcores 2 and 4 (CPU 0), I/O lcore on CPU 1"
-if run dist_apart "" "2 4" distributor; then
+# --- every polling lcore on a CPU of its own: no ring longer --------------------------------
+name="distributor, worker 0 on lcore 2 (CPU 0), I/O lcore on CPU 1"
+if run dist_apart "" "2" distributor; then
 	c=$(caps)
-	check "$name: every ring holds 1024 ($c)" \
-		[ "$c" = "mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023" ]
+	check "$name: every ring holds 1024 ($c)" [ "$c" = "mpe_io_w0=1023 mpe_w0_io=1023" ]
 	check "$name: the pool keeps its default, 16383 mbufs (${POOL:-none})" \
 		[ "${POOL:-0}" = 16383 ]
+	check "$name: no notice of longer rings" cond '! grep -q "ring_size not given" "$log"'
 	stopped "$name"
 fi
 
-# --- pipeline: the ring between two workers on one CPU --------------------------------------
-name="pipeline, workers on lcores 2 and 4 (CPU 0)"
-if run pipe_auto "" "2 4" pipeline; then
+# --- two workers on CPU 0, the I/O lcore alone on CPU 1: the rings into the workers ---------
+name="distributor, workers on lcores 2 and 4 (CPU 0), I/O lcore on CPU 1"
+if run dist_workers "" "2 4" distributor; then
 	c=$(caps)
-	check "$name: the ring between the workers holds 8192, the I/O lcore's 1024 ($c)" \
-		[ "$c" = "mpe_io_w0=1023 mpe_w0_w1=8191 mpe_w1_io=1023" ]
-	check "$name: the pool fills them: 16383 mbufs are enough (${POOL:-none})" \
-		[ "${POOL:-0}" = 16383 ]
+	check "$name: the rings into the workers hold 8192, those into the I/O lcore 1024 ($c)" \
+		[ "$c" = "mpe_io_w0=8191 mpe_io_w1=8191 mpe_w0_io=1023 mpe_w1_io=1023" ]
+	stopped "$name"
+fi
+
+# --- pipeline, worker 1 on the I/O lcore's CPU: worker 1's input ring from worker 0 sets how
+# often the I/O lcore hands the CPU over, although worker 0 has a CPU of its own
+name="pipeline, worker 0 on lcore 2 (CPU 0), worker 1 on lcore 3 (the I/O lcore's CPU)"
+if run pipe_io "" "2 3" pipeline; then
+	c=$(caps)
+	check "$name: the rings into worker 1 and into the I/O lcore hold 8192, the ring into \
+worker 0 1024 ($c)" [ "$c" = "mpe_io_w0=1023 mpe_w0_w1=8191 mpe_w1_io=8191" ]
+	check "$name: the pool grew to fill them: 32767 mbufs (${POOL:-none})" \
+		[ "${POOL:-0}" = 32767 ]
+	stopped "$name"
+fi
+
+# --- pipeline, both workers on CPU 0 ---------------------------------------------------------
+name="pipeline, workers on lcores 2 and 4 (CPU 0)"
+if run pipe_workers "" "2 4" pipeline; then
+	c=$(caps)
+	check "$name: the rings into the workers hold 8192, the I/O lcore's 1024 ($c)" \
+		[ "$c" = "mpe_io_w0=8191 mpe_w0_w1=8191 mpe_w1_io=1023" ]
 	stopped "$name"
 fi
 

@@ -153,7 +153,7 @@ PAIR = "process/thread"
 CONTROL = "process/process"
 # the two builds again, on the configurations whose lcores hand a CPU to each other often,
 # with ring_size = RING_SIZE given: every ring that long. Left out, as in every other run,
-# ring_size makes a ring between two lcores on one CPU SHARED_RING_SIZE long, so that the CPU
+# ring_size makes a ring into a lcore that shares its CPU SHARED_RING_SIZE long, so that the CPU
 # changes hands less often; these starts show what that is worth
 RING_SIZE = 1024
 SHARED_RING_SIZE = 8192
@@ -300,11 +300,11 @@ def handover_text(rows, cases, meta):
          "engine's threads were taken off their CPU while they could run (nonvoluntary "
          "context switches, /proc/PID/task/TID/status), a second, median over the "
          "alternating windows above. " + (
-             "The engine makes such a ring %d long when ring_size is left out, as it is in "
-             "every run above, so that the CPU changes hands after more packets each time. "
-             "Each configuration at %d a second or more in both builds ran again, %s the "
-             "same way, with ring_size = %d given: every ring that long, as between lcores "
-             "on CPUs of their own." % (
+             "With ring_size left out, as in every run above, the engine makes each ring "
+             "into a lcore that shares its CPU %d long, so that the CPU changes hands after "
+             "more packets each time. Each configuration at %d a second or more in both "
+             "builds ran again, %s the same way, with ring_size = %d given: every ring that "
+             "long, as into lcores with CPUs of their own." % (
                  SHARED_RING_SIZE, HANDOVER_MIN, "once" if meta["handover"] == 1 else
                  "%d times" % meta["handover"], RING_SIZE)
              if meta.get("handover") else
