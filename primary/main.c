@@ -665,6 +665,8 @@ teardown(struct mpe_primary *p, int workers_started)
 			drain(p);
 		if (workers_started)
 			mpe_launch_stop_all(p, STOP_TIMEOUT_MS);
+		else
+			mpe_worker_log_fini(); /* started by mpe_launch_check, before the ports */
 		p->shm->run_state = MPE_RUN_STOP;
 		if (p->io_launched) {
 			rte_eal_wait_lcore(conf->io_lcore);

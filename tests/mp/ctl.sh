@@ -95,7 +95,8 @@ check "no command: usage, exit 2 (status $rc)" cond '[ "$rc" = 2 ] && grep -q "u
 
 # --- the engine, after one replay of the capture ----------------------------------------------
 log=$TMP/primary.log
-start_primary "$log" --lcores "$LCORES" \
+# lcore 3 (worker 1) on the I/O lcore's CPU, whatever the number of CPUs (rings below)
+start_primary "$log" --lcores 0@0,1@1,2@0,3@1 \
 	--vdev "net_pcap0,rx_pcap=$TMP/in.pcap" --vdev net_null1 -- -c "$cfg"
 if ! wait_for "$log" "running:" 30; then
 	not_ok "engine runs ($MODEL build)"

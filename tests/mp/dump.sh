@@ -16,6 +16,8 @@ cat > "$cfg" <<EOF
 [engine]
 shape = distributor
 io_lcore = 1
+; every ring 1024 long, wherever the lcores run (the capacities checked below)
+ring_size = 1024
 mbufs = $MBUFS
 stall_timeout_ms = 0
 

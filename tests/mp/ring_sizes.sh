@@ -5,8 +5,10 @@
 # that is given holds for every ring; an mbufs that is given and too small for the longer
 # rings keeps them all at ring_size, with a notice. Read from /mpe/rings (capacities) and a
 # debug dump (pool size).
-# LCORES puts lcores 1 and 3 on CPU 1, lcores 2 and 4 on CPU 0 (lcore id modulo the CPUs).
 . "$(dirname "$0")/lib.sh"
+
+# lcores 1 and 3 on CPU 1, lcores 0, 2 and 4 on CPU 0, whatever the number of CPUs
+PIN=0@0,1@1,2@0,3@1,4@0
 
 if [ "$NCPU" -lt 2 ]; then
 	echo "# $NCPU CPU: every lcore would share one; this test needs 2"
@@ -32,7 +34,7 @@ run() {
 			id=$((id + 1))
 		done
 	} > "$cfg"
-	start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
+	start_primary "$log" --lcores "$PIN" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
 	if ! wait_for "$log" "running:" 30; then
 		not_ok "$name: the engine runs"
 		sed 's/^/#   /' "$log" | tail -20
