@@ -51,6 +51,21 @@ caps() {
 	jget "$t.rings" '" ".join("%s=%d" % (k, v[k]["capacity"]) for k in sorted(v))'
 }
 
+# Checks on the engine of case $name. rings_are WHAT CAPS: the last /mpe/rings reply's
+# capacities are CAPS; pool_is WHAT N: the pool holds N mbufs; no_notice: no ring was made
+# longer.
+rings_are() {
+	local c
+	c=$(caps)
+	check "$name: $1 ($c)" [ "$c" = "$2" ]
+}
+pool_is() {
+	check "$name: $1 (${POOL:-none})" [ "${POOL:-0}" = "$2" ]
+}
+no_notice() {
+	check "$name: no notice of longer rings" cond '! grep -q "ring_size not given" "$log"'
+}
+
 # stopped NAME: the engine stops on SIGINT, exits 0, leaves nothing behind
 stopped() {
 	local rc=0
@@ -62,12 +77,9 @@ stopped() {
 # --- distributor, worker 1 on the I/O lcore's CPU: the rings into either are the longer ones
 name="distributor, ring_size and mbufs left out"
 if run dist_auto "" "2 3" distributor; then
-	c=$(caps)
-	check "$name: the rings into worker 1 and into the I/O lcore (one CPU) hold 8192, the \
-ring into worker 0 1024 ($c)" \
-		[ "$c" = "mpe_io_w0=1023 mpe_io_w1=8191 mpe_w0_io=8191 mpe_w1_io=8191" ]
-	check "$name: the pool grew to fill them: 32767 mbufs (${POOL:-none})" \
-		[ "${POOL:-0}" = 32767 ]
+	rings_are "the rings into worker 1 and into the I/O lcore (one CPU) hold 8192, the \
+ring into worker 0 1024" "mpe_io_w0=1023 mpe_io_w1=8191 mpe_w0_io=8191 mpe_w1_io=8191"
+	pool_is "the pool grew to fill them: 32767 mbufs" 32767
 	check "$name: a notice names the longer rings" grep -q \
 		"ring_size not given: 8192 slots (not 1024) for mpe_w0_io, mpe_io_w1, mpe_w1_io, into" \
 		"$log"
@@ -76,21 +88,18 @@ fi
 
 name="distributor, ring_size = 1024 given"
 if run dist_given "ring_size = 1024" "2 3" distributor; then
-	c=$(caps)
-	check "$name: every ring holds 1024 ($c)" \
-		[ "$c" = "mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023" ]
-	check "$name: the pool keeps its default, 16383 mbufs (${POOL:-none})" \
-		[ "${POOL:-0}" = 16383 ]
-	check "$name: no notice of longer rings" cond '! grep -q "ring_size not given" "$log"'
+	rings_are "every ring holds 1024" \
+		"mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023"
+	pool_is "the pool keeps its default, 16383 mbufs" 16383
+	no_notice
 	stopped "$name"
 fi
 
 name="distributor, mbufs = 16383 given, ring_size left out"
 if run dist_mbufs "mbufs = 16383" "2 3" distributor; then
-	c=$(caps)
-	check "$name: too few mbufs for longer rings: every ring holds 1024 ($c)" \
-		[ "$c" = "mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023" ]
-	check "$name: the pool is the size given (${POOL:-none})" [ "${POOL:-0}" = 16383 ]
+	rings_are "too few mbufs for longer rings: every ring holds 1024" \
+		"mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023"
+	pool_is "the pool is the size given" 16383
 	check "$name: a notice says why" grep -q \
 		"mbufs = 16383 cannot fill 8192-slot rings into lcores that share a CPU" "$log"
 	stopped "$name"
@@ -99,20 +108,17 @@ fi
 # --- every polling lcore on a CPU of its own: no ring longer --------------------------------
 name="distributor, worker 0 on lcore 2 (CPU 0), I/O lcore on CPU 1"
 if run dist_apart "" "2" distributor; then
-	c=$(caps)
-	check "$name: every ring holds 1024 ($c)" [ "$c" = "mpe_io_w0=1023 mpe_w0_io=1023" ]
-	check "$name: the pool keeps its default, 16383 mbufs (${POOL:-none})" \
-		[ "${POOL:-0}" = 16383 ]
-	check "$name: no notice of longer rings" cond '! grep -q "ring_size not given" "$log"'
+	rings_are "every ring holds 1024" "mpe_io_w0=1023 mpe_w0_io=1023"
+	pool_is "the pool keeps its default, 16383 mbufs" 16383
+	no_notice
 	stopped "$name"
 fi
 
 # --- two workers on CPU 0, the I/O lcore alone on CPU 1: the rings into the workers ---------
 name="distributor, workers on lcores 2 and 4 (CPU 0), I/O lcore on CPU 1"
 if run dist_workers "" "2 4" distributor; then
-	c=$(caps)
-	check "$name: the rings into the workers hold 8192, those into the I/O lcore 1024 ($c)" \
-		[ "$c" = "mpe_io_w0=8191 mpe_io_w1=8191 mpe_w0_io=1023 mpe_w1_io=1023" ]
+	rings_are "the rings into the workers hold 8192, those into the I/O lcore 1024" \
+		"mpe_io_w0=8191 mpe_io_w1=8191 mpe_w0_io=1023 mpe_w1_io=1023"
 	stopped "$name"
 fi
 
@@ -120,20 +126,17 @@ fi
 # often the I/O lcore hands the CPU over, although worker 0 has a CPU of its own
 name="pipeline, worker 0 on lcore 2 (CPU 0), worker 1 on lcore 3 (the I/O lcore's CPU)"
 if run pipe_io "" "2 3" pipeline; then
-	c=$(caps)
-	check "$name: the rings into worker 1 and into the I/O lcore hold 8192, the ring into \
-worker 0 1024 ($c)" [ "$c" = "mpe_io_w0=1023 mpe_w0_w1=8191 mpe_w1_io=8191" ]
-	check "$name: the pool grew to fill them: 32767 mbufs (${POOL:-none})" \
-		[ "${POOL:-0}" = 32767 ]
+	rings_are "the rings into worker 1 and into the I/O lcore hold 8192, the ring into \
+worker 0 1024" "mpe_io_w0=1023 mpe_w0_w1=8191 mpe_w1_io=8191"
+	pool_is "the pool grew to fill them: 32767 mbufs" 32767
 	stopped "$name"
 fi
 
 # --- pipeline, both workers on CPU 0 ---------------------------------------------------------
 name="pipeline, workers on lcores 2 and 4 (CPU 0)"
 if run pipe_workers "" "2 4" pipeline; then
-	c=$(caps)
-	check "$name: the rings into the workers hold 8192, the I/O lcore's 1024 ($c)" \
-		[ "$c" = "mpe_io_w0=8191 mpe_w0_w1=8191 mpe_w1_io=1023" ]
+	rings_are "the rings into the workers hold 8192, the I/O lcore's 1024" \
+		"mpe_io_w0=8191 mpe_w0_w1=8191 mpe_w1_io=1023"
 	stopped "$name"
 fi
 
