@@ -31,7 +31,7 @@
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 11
+#define MPE_SHM_LAYOUT_VERSION 12
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -162,6 +162,9 @@ struct mpe_io_stats {
 	uint64_t mirrored;			 /* copies sent to the mirror port */
 	uint64_t mirror_drops;			 /* copies that could not be made or sent */
 	uint64_t yields_fill; /* CPU given to a worker on it whose input ring filled */
+	/* polls that left the ports alone because the workers had no room: every input ring
+	 * full (drop mode), or received packets still waiting for one (backpressure) */
+	uint64_t full_polls;
 	struct mpe_counters port[MPE_MAX_PORTS]; /* rx = from the port, tx = to the port */
 	volatile uint32_t pending; /* packets received but not yet in a ring (backpressure) */
 	volatile uint32_t running;

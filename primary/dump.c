@@ -187,8 +187,8 @@ dump_workers(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
 		dump_worker(f, p, shm, i);
 	if (mpe_config_io_used(&shm->conf)) {
 		fprintf(f, "io lcore %u: pending %u, running %u, yields to a worker on its CPU %"
-			PRIu64 "\n", shm->conf.io_lcore, shm->io.pending, shm->io.running,
-			shm->io.yields_fill);
+			PRIu64 ", polls with no room in the rings %" PRIu64 "\n", shm->conf.io_lcore,
+			shm->io.pending, shm->io.running, shm->io.yields_fill, shm->io.full_polls);
 		counters(f, "  ", &shm->io.io);
 	}
 }

@@ -371,10 +371,12 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 	while (!stopping(io)) {
 		uint64_t t0 = tx ? rte_rdtsc() : 0;
 		uint32_t left = flush_all_pending(io), moved = 0, got = 0;
+		const int rx_on = io->nb_in > 0 && io->shm->run_state == MPE_RUN_ACTIVE;
 		unsigned int q;
 
-		if (io->nb_in > 0 && left == 0 && io->shm->run_state == MPE_RUN_ACTIVE &&
-		    (io->backpressure || rings_have_room(io))) {
+		if (rx_on && (left > 0 || (!io->backpressure && !rings_have_room(io)))) {
+			io->st->full_polls++; /* the workers are behind: the ports wait */
+		} else if (rx_on) {
 			for (i = 0; i < conf->nb_ports; i++) {
 				if (!conf->ports[i].rx)
 					continue;

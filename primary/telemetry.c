@@ -159,7 +159,7 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mpe_shared *shm = engine();
 	const struct mpe_conf *conf;
-	struct rte_tel_data *ports;
+	struct rte_tel_data *ports, *io;
 	struct mpe_totals t;
 	unsigned int i;
 	int rc;
@@ -179,6 +179,16 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* with no I/O lcore the workers poll the ports: no per-port counters exist */
 	if (!mpe_config_io_used(conf))
 		return 0;
+	/* the I/O lcore's loop, and the polls on which it left the ports alone because the
+	 * workers had no room: a share near 1 says the workers hold the engine back */
+	io = new_dict();
+	if (io == NULL)
+		return -ENOMEM;
+	rte_tel_data_add_dict_u64(io, "polls", shm->io.io.polls);
+	rte_tel_data_add_dict_u64(io, "full_polls", shm->io.full_polls);
+	rc = add_child(d, "io", io);
+	if (rc < 0)
+		return rc;
 	ports = new_dict();
 	if (ports == NULL)
 		return -ENOMEM;
@@ -293,6 +303,10 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	rte_tel_data_add_dict_u64(w, "heartbeat_age_ms", age);
 	rte_tel_data_add_dict_u64(w, "rx", cnt->rx);
 	rte_tel_data_add_dict_u64(w, "tx", cnt->tx);
+	/* polls of its input, and those that found packets: a worker that finds none on most
+	 * of its polls waits for what feeds it */
+	rte_tel_data_add_dict_u64(w, "polls", cnt->polls);
+	rte_tel_data_add_dict_u64(w, "bursts", cnt->bursts);
 	if (add_drops(w, cnt->drops) < 0)
 		return -ENOMEM;
 	rte_tel_data_add_dict_u64(w, "restarts", slot->ctl.restarts);
@@ -770,10 +784,11 @@ static const struct {
 	 HELP("Engine: version, model, shape, workers, io_lcore (-1: none), lcores, uptime_s, "
 	 "primary_pid. No parameters")},
 	{"/mpe/stats", cmd_stats_locked,
-	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx (ring shapes). No parameters")},
+	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx, io polls, full_polls (ring "
+	 "shapes). No parameters")},
 	{"/mpe/workers", cmd_workers_locked,
-	 HELP("Per worker: pid, state, heartbeat, rx, tx, drops, restarts, stages. Parameter W: "
-	 "worker W, with malformed by reason")},
+	 HELP("Per worker: pid, state, rx, tx, polls, bursts, drops, restarts, stages. Parameter "
+	 "W: worker W, with malformed by reason")},
 	{"/mpe/rings", cmd_rings_locked, HELP("Per ring name: count, capacity, free. No parameters")},
 	{"/mpe/config", cmd_config_locked, HELP("The running configuration as INI text. No parameters")},
 	{"/mpe/acl", cmd_acl_locked,

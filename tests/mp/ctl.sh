@@ -122,7 +122,7 @@ check "/ lists the engine's base commands" cond \
 check "wrong prefix: exit 2, names the prefix" fails "$t.wrong" \
 	"^mpe-ctl: no engine with file prefix \"mpet_nobody_$$\"" "$CTL" -p "mpet_nobody_$$" info
 
-# --json prints the reply unchanged; VOLATILE keys (heartbeats, uptime) are left out
+# --json prints the reply unchanged; VOLATILE keys (heartbeats, polls, uptime) are left out
 same_json() { # same_json FILE-A FILE-B VOLATILE-KEYS...
 	"$PY" - "$@" <<'EOF'
 import json, sys
@@ -139,8 +139,8 @@ EOF
 for c in info stats workers rings config; do
 	rc=0; ctl --json "$c" > "$t.j.$c" 2> "$t.err" || rc=$?
 	check "$c --json: exit 0 ($rc), the engine's reply unchanged" cond '[ "$rc" = 0 ] &&
-		same_json "$t.j.$c" "$t.raw.$c" uptime_s heartbeat heartbeat_age_ms \
-		cycles_per_packet'
+		same_json "$t.j.$c" "$t.raw.$c" uptime_s heartbeat heartbeat_age_ms polls \
+		full_polls cycles_per_packet'
 	rc=0; ctl "$c" > "$t.h.$c" 2> "$t.err" || rc=$?
 	check "$c: exit 0 ($rc), a table, nothing on stderr" \
 		cond '[ "$rc" = 0 ] && [ -s "$t.h.$c" ] && [ ! -s "$t.err" ]'

@@ -111,6 +111,9 @@ check "/mpe/stats: keys and types, every drop reason, counters not negative" jte
 	'has(v, **{"in": int, "out": int, "dropped": int, "in_doubt": int, "drops": dict,
 	"ports": dict}) and drops_ok(v["drops"]) and min(v["in"], v["out"], v["dropped"]) >= 0
 	and v["in_doubt"] == 0'
+check "/mpe/stats: the I/O lcore's polls and full_polls, full_polls no more than polls" \
+	jtest "$t.s1" 'has(v["io"], polls=int, full_polls=int) and v["io"]["polls"] > 0
+	and 0 <= v["io"]["full_polls"] <= v["io"]["polls"]'
 check "/mpe/stats: ports 0 and 1 with device, rx, tx" jtest "$t.s1" \
 	'sorted(v["ports"]) == ["0", "1"] and all(has(p, device=str, rx=int, tx=int)
 	for p in v["ports"].values()) and v["ports"]["0"]["device"] == "net_pcap0"'
@@ -125,7 +128,8 @@ rc=0; tel /mpe/workers "$t.w" || rc=$?
 check "/mpe/workers answers (status $rc)" [ "$rc" = 0 ]
 check "/mpe/workers: workers 0 and 1, each with every key and type" jtest "$t.w" \
 	'sorted(v) == ["0", "1"] and all(has(w, pid=int, lcore=int, state=str, heartbeat=int,
-	heartbeat_age_ms=int, rx=int, tx=int, drops=dict, restarts=int, lost=int, in_doubt=int,
+	heartbeat_age_ms=int, rx=int, tx=int, polls=int, bursts=int, drops=dict, restarts=int,
+	lost=int, in_doubt=int,
 	last_cause=str,
 	last_recover_ms=int, down=int, dead=int, cycles_per_packet=int, stages=dict)
 	and drops_ok(w["drops"]) for w in v.values())'
@@ -136,6 +140,8 @@ check "/mpe/workers: both running on lcores 2 and 3, rx > 0, heartbeat_age_ms < 
 	jtest "$t.w" 'all(v[i]["state"] == "running" and v[i]["lcore"] == 2 + int(i)
 	and v[i]["rx"] > 0 and v[i]["heartbeat_age_ms"] < 1000 and v[i]["stages"]["fwd"]["packets"] > 0
 	and v[i]["down"] == 0 and v[i]["dead"] == 0 and v[i]["restarts"] == 0 for i in v)'
+check "/mpe/workers: each worker polled, with bursts > 0 and no more than its polls" \
+	jtest "$t.w" 'all(0 < w["bursts"] <= w["polls"] for w in v.values())'
 p0=$(jget "$t.w" 'v["0"]["pid"]'); p1=$(jget "$t.w" 'v["1"]["pid"]')
 if [ "$MODEL" = process ]; then
 	spawned=$(sed -n 's/.*worker \([01]\): spawned pid \([0-9]*\).*/\2/p' "$log" | tr '\n' ' ')

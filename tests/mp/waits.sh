@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Who waits for whom, from telemetry: the I/O lcore's polls and full_polls (/mpe/stats io),
+# each worker's polls and bursts (/mpe/workers). Three engines, one worker behind a
+# distributor:
+#   - a worker slower than its input (a burn stage), drop mode: nearly every poll of the I/O
+#     lcore finds the worker's ring full, and the worker finds packets on nearly every poll;
+#   - the same with backpressure: the I/O lcore's polls wait with packets in hand;
+#   - a capture that has ended: the worker polls and finds nothing, the I/O lcore never
+#     finds the ring full.
+# Each figure is a difference between two readings 0.5 s apart, taken once traffic is steady.
+. "$(dirname "$0")/lib.sh"
+
+"$PCAPGEN" -o "$TMP/in.pcap" -n 500 -f 50 --seed 5 > /dev/null
+
+# run NAME PORTS STAGES BACKPRESSURE VDEVS...: the engine, with readings into $TMP/NAME.[sw][12]
+run() {
+	local name=$1 ports=$2 stages=$3 bp=$4 cfg=$TMP/$1.ini log=$TMP/$1.log k
+	shift 4
+	printf '[engine]\nshape = distributor\nio_lcore = 1\nring_size = 1024\nburn_cycles = 20000\n' > "$cfg"
+	printf 'backpressure = %s\nstats_period_ms = 0\n\n%s\n[worker 0]\nlcore = 2\nstages = %s\n' \
+		"$bp" "$ports" "$stages" >> "$cfg"
+	start_primary "$log" --lcores "$LCORES" "$@" -- -c "$cfg"
+	if ! wait_for "$log" "running:" 30; then
+		not_ok "$name: engine runs"
+		return 1
+	fi
+	sleep 1
+	for k in 1 2; do
+		python3 "$CLIENT" "$PREFIX" /mpe/stats > "$TMP/$name.s$k" 2> /dev/null || true
+		python3 "$CLIENT" "$PREFIX" /mpe/workers > "$TMP/$name.w$k" 2> /dev/null || true
+		[ $k = 2 ] || sleep 0.5
+	done
+	stop_primary 30 > /dev/null || true
+}
+
+# delta NAME EXPR: EXPR of the second reading minus that of the first; s = /mpe/stats,
+# w = /mpe/workers["0"]
+delta() {
+	python3 - "$TMP/$1" "$2" <<'PY'
+import json, sys
+def val(k):
+    s = json.load(open(sys.argv[1] + ".s%d" % k))
+    w = json.load(open(sys.argv[1] + ".w%d" % k))["0"]
+    return eval(sys.argv[2])
+print(val(2) - val(1))
+PY
+}
+
+for bp in off on; do
+	name=behind_$bp
+	run "$name" "$NULL_PORTS" "burn, fwd" "$bp" --vdev net_null0 --vdev net_null1 || continue
+	polls=$(delta "$name" 's["io"]["polls"]'); full=$(delta "$name" 's["io"]["full_polls"]')
+	wp=$(delta "$name" 'w["polls"]'); wb=$(delta "$name" 'w["bursts"]')
+	check "worker behind, backpressure $bp: the I/O lcore's ring is full on most polls ($full of $polls)" \
+		cond '[ "${polls:-0}" -gt 0 ] && [ $((10 * ${full:-0})) -gt $((9 * polls)) ]'
+	check "worker behind, backpressure $bp: the worker finds packets on most polls ($wb of $wp)" \
+		cond '[ "${wp:-0}" -gt 0 ] && [ $((10 * ${wb:-0})) -gt $((9 * wp)) ]'
+done
+
+name=ended
+run "$name" "$LOOP_PORTS" "fwd" off --vdev "net_pcap0,rx_pcap=$TMP/in.pcap" --vdev net_null1 &&
+{
+	polls=$(delta "$name" 's["io"]["polls"]'); full=$(delta "$name" 's["io"]["full_polls"]')
+	wp=$(delta "$name" 'w["polls"]'); wb=$(delta "$name" 'w["bursts"]')
+	in=$(jget "$TMP/$name.s2" 'v["in"]')
+	check "capture ended: all 500 packets came in ($in)" test "${in:-0}" = 500
+	check "capture ended: the I/O lcore polls ($polls) and never finds the ring full ($full)" \
+		cond '[ "${polls:-0}" -gt 0 ] && [ "$full" = 0 ]'
+	check "capture ended: the worker polls ($wp) and finds nothing ($wb bursts)" \
+		cond '[ "${wp:-0}" -gt 0 ] && [ "$wb" = 0 ]'
+}
+assert_clean
+finish
