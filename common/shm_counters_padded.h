@@ -13,6 +13,9 @@ struct mpe_counters {
 	uint64_t polls;	  /* loop iterations */
 	uint64_t cycles;  /* TSC cycles spent on non-empty bursts */
 	uint64_t drops[MPE_DROP_MAX];
+	/* TSC cycles of polls that found nothing to do: a worker's input empty, the I/O lcore's
+	 * rings into the workers full */
+	uint64_t wait_cycles;
 } __rte_cache_aligned;
 
 /* workers' counters stay in their slots: struct mpe_shared's wcnt[] is empty */

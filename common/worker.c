@@ -614,7 +614,7 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 	struct mpe_worker_slot *slot = w->slot;
 	struct mpe_counters *cnt = w->cnt;
 	unsigned int next_port = 0;
-	uint64_t now = 0;
+	uint64_t now = 0, wait_from = 0; /* where the current run of empty polls began, or 0 */
 	int busy = 0, timed_last = 0;
 
 	if (!ports_in) {
@@ -641,6 +641,12 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 		n = ports_in ? burst_ports(w, &next_port) : burst_rings(w);
 		busy = n > 0;
 		timed_last = 0;
+		if (busy && unlikely(wait_from != 0)) {
+			/* a run of empty polls ended: the poll before was empty, so this one read
+			 * the clock as it began */
+			cnt->wait_cycles += now - wait_from;
+			wait_from = 0;
+		}
 		if (busy && w->timed) {
 			uint64_t end = rte_rdtsc();
 
@@ -652,8 +658,15 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 		} else if (busy) {
 			w->span++;
 			w->countdown--;
-		} else if (unlikely(w->yield_idle)) {
-			sched_yield(); /* a poller sharing the CPU has work, perhaps */
+		} else {
+			/* counted as it goes, so that a worker that waits for good shows it; after
+			 * an empty poll this one read the clock as it began, else read it now (an
+			 * idle poll has the time) */
+			if (wait_from != 0)
+				cnt->wait_cycles += now - wait_from;
+			wait_from = wait_from != 0 ? now : rte_rdtsc();
+			if (unlikely(w->yield_idle))
+				sched_yield(); /* a poller sharing the CPU has work, perhaps */
 		}
 		/* holds no rule set from here to the next burst */
 		rte_rcu_qsbr_quiescent(w->shm->qsbr, w->id);

@@ -122,8 +122,8 @@ counters(FILE *f, const char *indent, const struct mpe_counters *c)
 
 	fprintf(f,
 		"%srx %" PRIu64 " tx %" PRIu64 " rx_bytes %" PRIu64 " bursts %" PRIu64
-		" polls %" PRIu64 " cycles %" PRIu64 "\n",
-		indent, c->rx, c->tx, c->rx_bytes, c->bursts, c->polls, c->cycles);
+		" polls %" PRIu64 " cycles %" PRIu64 " wait_cycles %" PRIu64 "\n",
+		indent, c->rx, c->tx, c->rx_bytes, c->bursts, c->polls, c->cycles, c->wait_cycles);
 	fprintf(f, "%sdrops:", indent);
 	for (r = 0; r < MPE_DROP_MAX; r++)
 		fprintf(f, " %s %" PRIu64, mpe_stats_drop_name(r), c->drops[r]);

@@ -363,6 +363,7 @@ static __rte_noinline __rte_hot void
 io_loop(struct io *io, const struct mpe_conf *conf)
 {
 	uint64_t flush_cycles = rte_get_tsc_hz() * TX_FLUSH_US / US_PER_S, last_flush = 0;
+	uint64_t wait_from = 0; /* where the current run of polls with the rings full began */
 	/* With no output ring (tx = workers) nothing is ever transmitted here: the loop is
 	 * receive only, and reads no clock (a TSC read costs as much as a packet's hash). */
 	const int tx = io->nb_out > 0;
@@ -375,8 +376,18 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 		unsigned int q;
 
 		if (rx_on && (left > 0 || (!io->backpressure && !rings_have_room(io)))) {
+			uint64_t now = rte_rdtsc(); /* a poll that waits has the time */
+
 			io->st->full_polls++; /* the workers are behind: the ports wait */
+			if (wait_from != 0)
+				io->st->io.wait_cycles += now - wait_from; /* counted as it goes */
+			wait_from = now;
 		} else if (rx_on) {
+			if (unlikely(wait_from != 0)) {
+				/* one clock read per run of full polls, none when there is none */
+				io->st->io.wait_cycles += rte_rdtsc() - wait_from;
+				wait_from = 0;
+			}
 			for (i = 0; i < conf->nb_ports; i++) {
 				if (!conf->ports[i].rx)
 					continue;
@@ -386,6 +397,8 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 					left = flush_all_pending(io);
 				}
 			}
+		} else {
+			wait_from = 0; /* paused: nobody waits for the workers */
 		}
 		io->st->pending = left;
 		io->st->io.polls++;

@@ -151,6 +151,7 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(
 		d, "uptime_s", shm->tsc_hz == 0 ? 0 : (rte_rdtsc() - shm->start_tsc) / shm->tsc_hz);
 	rte_tel_data_add_dict_int(d, "primary_pid", shm->primary_pid);
+	rte_tel_data_add_dict_u64(d, "tsc_hz", shm->tsc_hz); /* the unit of every *cycles* */
 	return 0;
 }
 
@@ -179,13 +180,14 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* with no I/O lcore the workers poll the ports: no per-port counters exist */
 	if (!mpe_config_io_used(conf))
 		return 0;
-	/* the I/O lcore's loop, and the polls on which it left the ports alone because the
-	 * workers had no room: a share near 1 says the workers hold the engine back */
+	/* the I/O lcore's loop, the polls on which it left the ports alone because the workers
+	 * had no room, and their TSC cycles: the time it waited for the workers */
 	io = new_dict();
 	if (io == NULL)
 		return -ENOMEM;
 	rte_tel_data_add_dict_u64(io, "polls", shm->io.io.polls);
 	rte_tel_data_add_dict_u64(io, "full_polls", shm->io.full_polls);
+	rte_tel_data_add_dict_u64(io, "wait_cycles", shm->io.io.wait_cycles);
 	rc = add_child(d, "io", io);
 	if (rc < 0)
 		return rc;
@@ -303,10 +305,11 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	rte_tel_data_add_dict_u64(w, "heartbeat_age_ms", age);
 	rte_tel_data_add_dict_u64(w, "rx", cnt->rx);
 	rte_tel_data_add_dict_u64(w, "tx", cnt->tx);
-	/* polls of its input, and those that found packets: a worker that finds none on most
-	 * of its polls waits for what feeds it */
+	/* polls of its input, those that found packets, and the TSC cycles of the polls that
+	 * found none (tsc_hz in /mpe/info): the time it waited for what feeds it */
 	rte_tel_data_add_dict_u64(w, "polls", cnt->polls);
 	rte_tel_data_add_dict_u64(w, "bursts", cnt->bursts);
+	rte_tel_data_add_dict_u64(w, "wait_cycles", cnt->wait_cycles);
 	if (add_drops(w, cnt->drops) < 0)
 		return -ENOMEM;
 	rte_tel_data_add_dict_u64(w, "restarts", slot->ctl.restarts);
@@ -782,13 +785,13 @@ static const struct {
 } commands[] = {
 	{"/mpe/info", cmd_info_locked,
 	 HELP("Engine: version, model, shape, workers, io_lcore (-1: none), lcores, uptime_s, "
-	 "primary_pid. No parameters")},
+	 "primary_pid, tsc_hz. No parameters")},
 	{"/mpe/stats", cmd_stats_locked,
-	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx, io polls, full_polls (ring "
-	 "shapes). No parameters")},
+	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx, io polls, full_polls, "
+	 "wait_cycles (ring shapes). No parameters")},
 	{"/mpe/workers", cmd_workers_locked,
-	 HELP("Per worker: pid, state, rx, tx, polls, bursts, drops, restarts, stages. Parameter "
-	 "W: worker W, with malformed by reason")},
+	 HELP("Per worker: pid, state, rx, tx, polls, bursts, wait_cycles, drops, stages. "
+	 "Parameter W: worker W, with malformed by reason")},
 	{"/mpe/rings", cmd_rings_locked, HELP("Per ring name: count, capacity, free. No parameters")},
 	{"/mpe/config", cmd_config_locked, HELP("The running configuration as INI text. No parameters")},
 	{"/mpe/acl", cmd_acl_locked,

@@ -77,6 +77,58 @@ check("| pipeline | 1 thread: w1.fwd 20 (4) | 2.00 | n/a (no such round) |" in t
       "and says when no round is left")
 check("false sharing" not in text, "the false-sharing configurations are not in it")
 
+# who waits for whom: the engine's poll counters and wait cycles turned into shares over a
+# window, and their medians over the rounds in bench.md
+import runners  # noqa: E402
+
+s0 = {"t": 10.0, "stats": {"io": {"polls": 1000, "full_polls": 100, "wait_cycles": 5000}},
+      "workers": {"0": {"polls": 500, "bursts": 400, "wait_cycles": 0},
+                  "1": {"polls": 10, "bursts": 10, "wait_cycles": 7}}}
+s1 = {"t": 12.0, "stats": {"io": {"polls": 3000, "full_polls": 1900, "wait_cycles": 1005000}},
+      "workers": {"0": {"polls": 1500, "bursts": 650, "wait_cycles": 200000},
+                  "1": {"polls": 10, "bursts": 10, "wait_cycles": 7}}}
+sh = runners._waits(s0, s1, 1000000)
+want = {"io.full": 0.9, "io.wait": 0.5, "w0.found": 0.25, "w0.wait": 0.1, "w1.wait": 0.0}
+check(sh.keys() == want.keys() and all(abs(sh[k] - want[k]) < 1e-9 for k in want),
+      "waits: I/O lcore full on 1800 of 2000 polls and 1 of 2 s, worker 0 found packets on "
+      "250 of 1000 polls and waited 0.2 of 2 s; worker 1 did not poll: no poll share (%s)"
+      % sh)
+sh = runners._waits(s0, s1, None)
+check("io.wait" not in sh and "io.full" in sh, "waits: no clock rate, no time shares (%s)" % sh)
+check(runners._waits({"t": 0, "stats": {}, "workers": {"0": {"rx": 1}}},
+                     {"t": 1, "stats": {}, "workers": {"0": {"rx": 2}}}, 1000) == {},
+      "waits: an engine without the counters gives none")
+
+
+def wrow(rnd, impl, shares, status="ok"):
+    return {"round": rnd, "case": "dist", "impl": impl, "status": status, "sink_mpps": "1",
+            "waits": " ".join("%s=%.3f" % kv for kv in sorted(shares.items()))}
+
+
+ws = report.Summary([wrow(1, "process", {"io.wait": 0.9, "w0.wait": 0.2, "w0.found": 0.5}),
+                     wrow(2, "process", {"io.wait": 0.7, "w0.wait": 0.4, "w0.found": 0.5}),
+                     wrow(3, "process", {"io.wait": 0.8, "w0.wait": 0.3, "w0.found": 0.5}),
+                     wrow(4, "process", {"io.wait": 0.0, "w0.wait": 1.0}, "error: died"),
+                     wrow(1, "thread", {"io.wait": 0.5, "w0.wait": 0.6}),
+                     {"round": 1, "case": "rss", "impl": "process", "status": "ok",
+                      "waits": "w0.found=1.000 w0.wait=0.010 w1.wait=0.020"}])
+med = ws.waits("dist", "process")
+check(abs(med["io.wait"] - 0.8) < 1e-9 and abs(med["w0.wait"] - 0.3) < 1e-9,
+      "waits: median over the rounds that ran, a failed one left out (%s)" % med)
+text = "\n".join(report.waits_text(ws, [
+    {"name": "dist", "label": "distributor", "traffic": "null"},
+    {"name": "rss", "label": "rss", "traffic": "null"},
+    {"name": "none", "label": "not run", "traffic": "null"},
+    {"name": "dist", "label": "fs", "fs": True}]))
+check("## Who waits for whom" in text and "| distributor | null | 80% | w0 30% | 50% | w0 60% |"
+      in text, "bench.md: who waits, per build (%s)" % text.splitlines()[:5])
+check("| rss | null | – | w0 1%, w1 2% | – | – |" in text,
+      "bench.md: no I/O lcore in rss, a build without figures is a dash")
+check("not run" not in text and "| fs |" not in text,
+      "a configuration without shares, and the false-sharing ones, are left out")
+check(report.waits_text(report.Summary([]), [{"name": "dist", "label": "d"}]) == [],
+      "no section when nothing has shares")
+
 # from 1 worker to 2: each build's median with 2 over its median with 1; a pair with a
 # configuration that did not run is left out
 two = report.Summary(rows + [row(1, "rss2", "process", 120.0, {}),

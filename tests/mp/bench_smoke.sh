@@ -41,6 +41,22 @@ for impl in ("process", "thread"):
             bad.append("bench.csv: switches_per_s is not a rate: %r" % r["switches_per_s"])
         if len(r["memory"].split()) != (2 if impl == "process" else 1):
             bad.append("bench.csv: memory of every engine process: %r" % r["memory"])
+# who waits for whom: the distributor's I/O lcore and worker, shares of their polls and of
+# the time (a share of time a little over 1 from the clocks' reading points)
+for r in raw:
+    if r["case"] != "fwd-dist-1w" or r["status"] != "ok":
+        continue
+    try:
+        sh = dict((k, float(v)) for k, v in (kv.split("=") for kv in r["waits"].split()))
+    except ValueError:
+        sh = {}
+    if sorted(sh) != ["io.full", "io.wait", "w0.found", "w0.wait"] or \
+            not all(0 <= v <= 1.2 for v in sh.values()):
+        bad.append("bench.csv: fwd-dist-1w %s: waits %r" % (r["impl"], r["waits"]))
+waits = open(out + "/bench.md").read().split("## Who waits for whom\n")
+if len(waits) != 2 or "| forward-only, distributor, 1 worker | null | " not in \
+        waits[1].split("\n## ")[0]:
+    bad.append("bench.md: no section on who waits, with the distributor in it")
 # the CPU placement probe before every run (two CPUs or more)
 # the run order: every row has its position, the rows are in that order, and a
 # configuration's thread run comes right after its process run

@@ -140,7 +140,7 @@ for c in info stats workers rings config; do
 	rc=0; ctl --json "$c" > "$t.j.$c" 2> "$t.err" || rc=$?
 	check "$c --json: exit 0 ($rc), the engine's reply unchanged" cond '[ "$rc" = 0 ] &&
 		same_json "$t.j.$c" "$t.raw.$c" uptime_s heartbeat heartbeat_age_ms polls \
-		full_polls cycles_per_packet'
+		full_polls wait_cycles cycles_per_packet'
 	rc=0; ctl "$c" > "$t.h.$c" 2> "$t.err" || rc=$?
 	check "$c: exit 0 ($rc), a table, nothing on stderr" \
 		cond '[ "$rc" = 0 ] && [ -s "$t.h.$c" ] && [ ! -s "$t.err" ]'

@@ -95,7 +95,8 @@ done
 rc=0; tel /mpe/info "$t.info" || rc=$?
 check "/mpe/info answers (status $rc)" [ "$rc" = 0 ]
 check "/mpe/info: keys and types" jtest "$t.info" 'has(v, version=str, model=str, shape=str,
-	workers=int, io_lcore=int, lcores=list, uptime_s=int, primary_pid=int)
+	workers=int, io_lcore=int, lcores=list, uptime_s=int, primary_pid=int, tsc_hz=int)
+	and v["tsc_hz"] > 0
 	and all(is_int(x) for x in v["lcores"])'
 check "/mpe/info: model $MODEL, 2 workers on lcores 2 and 3, shape distributor, io_lcore 1" \
 	jtest "$t.info" "v['model'] == '$MODEL' and v['workers'] == 2 and v['lcores'] == [2, 3]
@@ -112,7 +113,7 @@ check "/mpe/stats: keys and types, every drop reason, counters not negative" jte
 	"ports": dict}) and drops_ok(v["drops"]) and min(v["in"], v["out"], v["dropped"]) >= 0
 	and v["in_doubt"] == 0'
 check "/mpe/stats: the I/O lcore's polls and full_polls, full_polls no more than polls" \
-	jtest "$t.s1" 'has(v["io"], polls=int, full_polls=int) and v["io"]["polls"] > 0
+	jtest "$t.s1" 'has(v["io"], polls=int, full_polls=int, wait_cycles=int) and v["io"]["polls"] > 0
 	and 0 <= v["io"]["full_polls"] <= v["io"]["polls"]'
 check "/mpe/stats: ports 0 and 1 with device, rx, tx" jtest "$t.s1" \
 	'sorted(v["ports"]) == ["0", "1"] and all(has(p, device=str, rx=int, tx=int)
@@ -128,8 +129,8 @@ rc=0; tel /mpe/workers "$t.w" || rc=$?
 check "/mpe/workers answers (status $rc)" [ "$rc" = 0 ]
 check "/mpe/workers: workers 0 and 1, each with every key and type" jtest "$t.w" \
 	'sorted(v) == ["0", "1"] and all(has(w, pid=int, lcore=int, state=str, heartbeat=int,
-	heartbeat_age_ms=int, rx=int, tx=int, polls=int, bursts=int, drops=dict, restarts=int,
-	lost=int, in_doubt=int,
+	heartbeat_age_ms=int, rx=int, tx=int, polls=int, bursts=int, wait_cycles=int, drops=dict,
+	restarts=int, lost=int, in_doubt=int,
 	last_cause=str,
 	last_recover_ms=int, down=int, dead=int, cycles_per_packet=int, stages=dict)
 	and drops_ok(w["drops"]) for w in v.values())'

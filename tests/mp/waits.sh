@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Who waits for whom, from telemetry: the I/O lcore's polls and full_polls (/mpe/stats io),
-# each worker's polls and bursts (/mpe/workers). Three engines, one worker behind a
-# distributor:
+# Who waits for whom, from telemetry: the I/O lcore's polls, full_polls and wait_cycles
+# (/mpe/stats io), each worker's polls, bursts and wait_cycles (/mpe/workers), in TSC cycles
+# of /mpe/info's tsc_hz. Three engines, one worker behind a distributor:
 #   - a worker slower than its input (a burn stage), drop mode: nearly every poll of the I/O
-#     lcore finds the worker's ring full, and the worker finds packets on nearly every poll;
+#     lcore finds the worker's ring full and it waits most of the time; the worker finds
+#     packets on nearly every poll and hardly waits;
 #   - the same with backpressure: the I/O lcore's polls wait with packets in hand;
-#   - a capture that has ended: the worker polls and finds nothing, the I/O lcore never
-#     finds the ring full.
-# Each figure is a difference between two readings 0.5 s apart, taken once traffic is steady.
+#   - a capture that has ended: the worker polls, finds nothing and waits all the time, the
+#     I/O lcore never finds the ring full and never waits for it.
+# Each figure is a difference between two readings 1 s apart, taken once traffic is steady;
+# a share of time is that of the wall clock between the two.
 . "$(dirname "$0")/lib.sh"
 
 "$PCAPGEN" -o "$TMP/in.pcap" -n 500 -f 50 --seed 5 > /dev/null
@@ -25,10 +27,12 @@ run() {
 		return 1
 	fi
 	sleep 1
+	python3 "$CLIENT" "$PREFIX" /mpe/info > "$TMP/$name.info" 2> /dev/null || true
 	for k in 1 2; do
+		date +%s.%N > "$TMP/$name.t$k"
 		python3 "$CLIENT" "$PREFIX" /mpe/stats > "$TMP/$name.s$k" 2> /dev/null || true
 		python3 "$CLIENT" "$PREFIX" /mpe/workers > "$TMP/$name.w$k" 2> /dev/null || true
-		[ $k = 2 ] || sleep 0.5
+		[ $k = 2 ] || sleep 1
 	done
 	stop_primary 30 > /dev/null || true
 }
@@ -46,6 +50,17 @@ print(val(2) - val(1))
 PY
 }
 
+# waited NAME EXPR: percent of the time between the readings that the wait_cycles of EXPR
+# grew by
+waited() {
+	python3 - "$TMP/$1" "$(delta "$1" "$2")" <<'PY'
+import json, sys
+hz = json.load(open(sys.argv[1] + ".info"))["tsc_hz"]
+dt = float(open(sys.argv[1] + ".t2").read()) - float(open(sys.argv[1] + ".t1").read())
+print(int(100 * int(sys.argv[2]) / (hz * dt)))
+PY
+}
+
 for bp in off on; do
 	name=behind_$bp
 	run "$name" "$NULL_PORTS" "burn, fwd" "$bp" --vdev net_null0 --vdev net_null1 || continue
@@ -55,6 +70,9 @@ for bp in off on; do
 		cond '[ "${polls:-0}" -gt 0 ] && [ $((10 * ${full:-0})) -gt $((9 * polls)) ]'
 	check "worker behind, backpressure $bp: the worker finds packets on most polls ($wb of $wp)" \
 		cond '[ "${wp:-0}" -gt 0 ] && [ $((10 * ${wb:-0})) -gt $((9 * wp)) ]'
+	iw=$(waited "$name" 's["io"]["wait_cycles"]'); ww=$(waited "$name" 'w["wait_cycles"]')
+	check "worker behind, backpressure $bp: the I/O lcore waited for it ${iw:-?}% of the time, it ${ww:-?}%" \
+		cond '[ "${iw:-0}" -ge 50 ] && [ "${iw:-0}" -le 120 ] && [ "${ww:-100}" -le 10 ]'
 done
 
 name=ended
@@ -68,6 +86,9 @@ run "$name" "$LOOP_PORTS" "fwd" off --vdev "net_pcap0,rx_pcap=$TMP/in.pcap" --vd
 		cond '[ "${polls:-0}" -gt 0 ] && [ "$full" = 0 ]'
 	check "capture ended: the worker polls ($wp) and finds nothing ($wb bursts)" \
 		cond '[ "${wp:-0}" -gt 0 ] && [ "$wb" = 0 ]'
+	iw=$(delta "$name" 's["io"]["wait_cycles"]'); ww=$(waited "$name" 'w["wait_cycles"]')
+	check "capture ended: the worker waited ${ww:-?}% of the time, the I/O lcore never for it ($iw cycles)" \
+		cond '[ "${ww:-0}" -ge 80 ] && [ "${ww:-0}" -le 120 ] && [ "$iw" = 0 ]'
 }
 assert_clean
 finish

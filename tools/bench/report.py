@@ -17,7 +17,7 @@ DROP_REASONS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutd
 RAW_FIELDS = ["round", "seq", "case", "impl", "traffic", "status", "seconds", "sink_mpps",
               "engine_out_mpps", "engine_in_mpps", "port_rx_mpps", "rss_kib", "memory",
               "stage_cycles_per_packet", "acl_cycles_per_packet", "line_rtt_ns",
-              "switches_per_s"] + \
+              "switches_per_s", "waits"] + \
              ["drops_" + r for r in DROP_REASONS]
 SUMMARY_FIELDS = ["case", "impl", "traffic", "n", "median_mpps", "min_mpps", "max_mpps",
                   "ratio_process_thread", "ratio_testpmd", "testpmd_ref", "ratio_peer",
@@ -44,6 +44,7 @@ def raw_row(rnd, seq, case, impl, traffic, res, status="ok"):
         r["acl_cycles_per_packet"] = "%.1f" % res["acl_cpp"] if "acl_cpp" in res else ""
         r["line_rtt_ns"] = "%.1f" % res["line_rtt_ns"] if res.get("line_rtt_ns") else ""
         r["switches_per_s"] = "%.0f" % res["switches_ps"] if "switches_ps" in res else ""
+        r["waits"] = " ".join("%s=%.3f" % kv for kv in sorted(res.get("waits", {}).items()))
         for d in DROP_REASONS:
             r["drops_" + d] = res.get("drops", {}).get(d, "")
     return r
@@ -85,6 +86,16 @@ class Summary:
             if r["status"] != "ok":
                 continue
             for k, v in stage_cycles(r).items():
+                per.setdefault(k, []).append(v)
+        return {k: statistics.median(v) for k, v in per.items()}
+
+    def waits(self, case, impl):
+        """Median over rounds of each share of waits() (see runners._waits)."""
+        per = {}
+        for r in self.groups.get((case, impl), []):
+            if r["status"] != "ok":
+                continue
+            for k, v in waits(r).items():
                 per.setdefault(k, []).append(v)
         return {k: statistics.median(v) for k, v in per.items()}
 
@@ -506,6 +517,7 @@ def markdown(s, cases, refs, meta):
         L += alternate_text(meta.get("alt_rows", []), cases, meta)
     if meta.get("alternate"):
         L += handover_text(meta.get("alt_rows", []), cases, meta)
+    L += waits_text(s, cases)
     L += placement_text(s.rows)
     L += slow_text(s, cases)
     if meta.get("notes"):
@@ -532,6 +544,55 @@ def stage_cycles(row):
         k, v = kv.split("=")
         out[k] = float(v)
     return out
+
+
+def waits(row):
+    """{"io.wait": 0.41, "w0.found": 0.14, "w0.wait": 0.03, ...} of one raw row."""
+    out = {}
+    for kv in (row.get("waits") or "").split():
+        k, v = kv.split("=")
+        out[k] = float(v)
+    return out
+
+
+def fmt_share(x):
+    return "–" if x is None else "%.0f%%" % (100 * x)
+
+
+def waits_text(s, cases):
+    """Who waits for whom: per configuration and build, the median share of the time the I/O
+    lcore spent finding every ring into the workers full, and each worker finding its input
+    empty."""
+    L = []
+    for c in cases:
+        if c.get("fs") or c.get("na"):
+            continue
+        cells, any_share = [], False
+        for impl in ("process", "thread"):
+            sh = s.waits(c["name"], impl)
+            any_share = any_share or any(k.endswith(".wait") for k in sh)
+            ws = ", ".join("%s %s" % (k.split(".")[0], fmt_share(v))
+                           for k, v in sorted(sh.items())
+                           if k.endswith(".wait") and k.startswith("w")) or "–"
+            cells += [fmt_share(sh.get("io.wait")), ws]
+        if not any_share:
+            continue
+        if not L:
+            L += ["## Who waits for whom", "",
+                  "| configuration | traffic | process: I/O lcore waits for the workers | "
+                  "process: workers wait for packets | thread: I/O lcore | thread: workers |",
+                  "|---|---|---|---|---|---|"]
+        L.append("| %s | %s | %s |" % (c["label"], c["traffic"], " | ".join(cells)))
+    if L:
+        L += ["", "Shares of the measured time, from the engine's telemetry, median over the "
+              "rounds: the I/O lcore's polls on which every ring into the workers was full, so "
+              "that it left the ports alone (`wait_cycles` of `/mpe/stats`), and each "
+              "worker's polls that found its input empty (`wait_cycles` of `/mpe/workers`), "
+              "in TSC cycles of `/mpe/info`'s `tsc_hz`. A lcore that waits little is the one "
+              "the others wait for; in shape rss the workers poll the ports and no I/O lcore "
+              "runs. bench.csv's `waits` also has the shares of polls (`io.full`, "
+              "`wN.found`: polls that found packets).", ""]
+    return L
 
 
 def slow_runs(s, case):

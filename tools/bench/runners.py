@@ -173,6 +173,37 @@ def _stage_cpp(w0, w1):
     return out
 
 
+def _waits(s0, s1, hz):
+    """Who waited for whom between two samples: {"io.full": share of the I/O lcore's polls
+    that found every ring into the workers full, "io.wait": share of the time it spent in
+    them, "w0.found": share of worker 0's polls that found packets, "w0.wait": share of the
+    time its polls found none, ...}; the times in TSC cycles of @hz (None: no time shares).
+    An engine without these counters gives {}."""
+    out = {}
+    dt = (s1["t"] - s0["t"]) * hz if hz else 0
+
+    def put(key, a, b, num, den):
+        if num not in b or num not in a:
+            return
+        d = b[num] - a[num]
+        if den is None:
+            if dt > 0:
+                out[key] = d / dt
+        elif b[den] - a[den] > 0:
+            out[key] = d / (b[den] - a[den])
+
+    io0, io1 = s0["stats"].get("io"), s1["stats"].get("io")
+    if io0 and io1:
+        put("io.full", io0, io1, "full_polls", "polls")
+        put("io.wait", io0, io1, "wait_cycles", None)
+    for wid, w1 in sorted(s1["workers"].items()):
+        w0 = s0["workers"].get(wid)
+        if w0 and "polls" in w1:
+            put("w%s.found" % wid, w0, w1, "bursts", "polls")
+            put("w%s.wait" % wid, w0, w1, "wait_cycles", None)
+    return out
+
+
 def _start_engine(g, build, case, inputs, workdir):
     """Starts the engine of @build on @case in group @g and waits until it runs: its
     primary's Popen (the worker processes' pids join g.extra)."""
@@ -196,6 +227,7 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
         prim = _start_engine(g, build, case, inputs, workdir)
         tel = Telemetry(g.prefix)
         try:
+            info = tel.get("/mpe/info")
             res, s0, s1 = measure(g, tel, sink_ports(case["source"]), warmup, duration,
                                   mpe=True, pids=[prim.pid] + sorted(g.extra))
             roles = [("primary", prim.pid)]
@@ -211,6 +243,7 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
         res["engine_in_pps"] = (s1["stats"]["in"] - s0["stats"]["in"]) / dt
         res["drops"] = _deltas(s0["stats"]["drops"], s1["stats"]["drops"])
         res["stage_cpp"] = _stage_cpp(s0["workers"], s1["workers"])
+        res["waits"] = _waits(s0, s1, info.get("tsc_hz"))
         g.stop(30)
         return res
     finally:
