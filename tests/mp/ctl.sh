@@ -260,6 +260,14 @@ for i, w in workers.items():
                (val("mpe_worker_restarts_total", worker=i), w["restarts"])]
     checks += [(val("mpe_stage_packets_total", worker=i, stage=s), x["packets"])
                for s, x in w["stages"].items()]
+    # polls and waits go on while the engine idles: read before the replies, so no more
+    checks += [(val("mpe_worker_bursts_total", worker=i), w["bursts"]),
+               (val("mpe_worker_polls_total", worker=i) <= w["polls"], True),
+               (val("mpe_worker_wait_seconds_total", worker=i) <= w["wait_cycles"] / 1e6, True)]
+checks += [(fam["mpe_worker_wait_seconds"].unit, "seconds"),
+           (fam["mpe_io_wait_seconds"].type, "counter"),
+           (val("mpe_io_polls_total") <= stats["io"]["polls"], True),
+           (val("mpe_io_full_polls_total"), stats["io"]["full_polls"])]
 bad = [c for c in checks if c[0] != c[1]]
 for c in bad:
     print("#   got %r, want %r" % c)
