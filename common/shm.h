@@ -163,7 +163,8 @@ struct mpe_io_stats {
 	uint64_t mirror_drops;			 /* copies that could not be made or sent */
 	uint64_t yields_fill; /* CPU given to a worker on it whose input ring filled */
 	/* polls that left the ports alone because the workers had no room: every input ring
-	 * full (drop mode), or received packets still waiting for one (backpressure) */
+	 * full (drop mode), or received packets still waiting for one (backpressure). The I/O
+	 * lcore writes; telemetry and the dump read (io.wait_cycles: the time they took) */
 	uint64_t full_polls;
 	struct mpe_counters port[MPE_MAX_PORTS]; /* rx = from the port, tx = to the port */
 	volatile uint32_t pending; /* packets received but not yet in a ring (backpressure) */

@@ -14,7 +14,8 @@ struct mpe_counters {
 	uint64_t cycles;  /* TSC cycles spent on non-empty bursts */
 	uint64_t drops[MPE_DROP_MAX];
 	/* TSC cycles of polls that found nothing to do: a worker's input empty, the I/O lcore's
-	 * rings into the workers full */
+	 * rings into the workers full. Written by the counters' one writer (the worker, the
+	 * I/O lcore), read by telemetry and the dump; 0 in per-port and per-stage counters. */
 	uint64_t wait_cycles;
 } __rte_cache_aligned;
 

@@ -365,7 +365,8 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 	uint64_t flush_cycles = rte_get_tsc_hz() * TX_FLUSH_US / US_PER_S, last_flush = 0;
 	uint64_t wait_from = 0; /* where the current run of polls with the rings full began */
 	/* With no output ring (tx = workers) nothing is ever transmitted here: the loop is
-	 * receive only, and reads no clock (a TSC read costs as much as a packet's hash). */
+	 * receive only, and reads no clock while it receives (a TSC read costs as much as a
+	 * packet's hash); it reads one on each poll that waits for the workers. */
 	const int tx = io->nb_out > 0;
 	unsigned int i;
 
@@ -375,6 +376,8 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 		const int rx_on = io->nb_in > 0 && io->shm->run_state == MPE_RUN_ACTIVE;
 		unsigned int q;
 
+		io->st->io.polls++; /* first: a reader sees full_polls <= polls */
+		rte_compiler_barrier();
 		if (rx_on && (left > 0 || (!io->backpressure && !rings_have_room(io)))) {
 			uint64_t now = rte_rdtsc(); /* a poll that waits has the time */
 
@@ -398,12 +401,14 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 				}
 			}
 		} else {
-			wait_from = 0; /* paused: nobody waits for the workers */
+			wait_from = 0; /* paused, or nothing to receive: nobody waits for workers */
 		}
 		io->st->pending = left;
-		io->st->io.polls++;
 		if (tx) {
 			moved = tx_side(io);
+			/* transmitting is work, not waiting: a wait ends at this poll's reading */
+			if (moved > 0)
+				wait_from = 0;
 			if (moved == 0 || t0 - last_flush > flush_cycles) {
 				tx_flush(io);
 				last_flush = t0;

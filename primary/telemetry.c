@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_atomic.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_ring.h>
@@ -181,13 +182,23 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (!mpe_config_io_used(conf))
 		return 0;
 	/* the I/O lcore's loop, the polls on which it left the ports alone because the workers
-	 * had no room, and their TSC cycles: the time it waited for the workers */
+	 * had no room, and their TSC cycles: the time it waited for the workers. A loop that
+	 * only transmits (the pipeline's first worker receives) never waits so: those two are
+	 * left out rather than shown as 0, which would read as never waiting. full_polls is
+	 * read before polls, which the loop counts first: never more full polls than polls. */
 	io = new_dict();
 	if (io == NULL)
 		return -ENOMEM;
-	rte_tel_data_add_dict_u64(io, "polls", shm->io.io.polls);
-	rte_tel_data_add_dict_u64(io, "full_polls", shm->io.full_polls);
-	rte_tel_data_add_dict_u64(io, "wait_cycles", shm->io.io.wait_cycles);
+	if (conf->shape != MPE_SHAPE_PIPELINE || !mpe_config_worker_receives(conf, 0)) {
+		uint64_t full = shm->io.full_polls;
+
+		rte_smp_rmb();
+		rte_tel_data_add_dict_u64(io, "polls", shm->io.io.polls);
+		rte_tel_data_add_dict_u64(io, "full_polls", full);
+		rte_tel_data_add_dict_u64(io, "wait_cycles", shm->io.io.wait_cycles);
+	} else {
+		rte_tel_data_add_dict_u64(io, "polls", shm->io.io.polls);
+	}
 	rc = add_child(d, "io", io);
 	if (rc < 0)
 		return rc;
@@ -790,8 +801,8 @@ static const struct {
 	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx, io polls, full_polls, "
 	 "wait_cycles (ring shapes). No parameters")},
 	{"/mpe/workers", cmd_workers_locked,
-	 HELP("Per worker: pid, state, rx, tx, polls, bursts, wait_cycles, drops, stages. "
-	 "Parameter W: worker W, with malformed by reason")},
+	 HELP("Per worker: pid, state, heartbeat, rx, tx, polls, bursts, wait_cycles, drops, "
+	 "restarts, stages. W: that worker, malformed too")},
 	{"/mpe/rings", cmd_rings_locked, HELP("Per ring name: count, capacity, free. No parameters")},
 	{"/mpe/config", cmd_config_locked, HELP("The running configuration as INI text. No parameters")},
 	{"/mpe/acl", cmd_acl_locked,

@@ -36,7 +36,8 @@ def drops(**nonzero):
 
 def worker(wid, rx):
     return {"pid": 4000 + wid, "lcore": 2 + wid, "state": "running", "heartbeat": 99,
-            "heartbeat_age_ms": 1, "rx": rx, "tx": rx - 5, "drops": drops(verdict=5),
+            "heartbeat_age_ms": 1, "rx": rx, "tx": rx - 5, "polls": 4 * rx, "bursts": rx // 2,
+            "wait_cycles": 1500000000 * (wid + 1), "drops": drops(verdict=5),
             "restarts": 0, "lost": 0, "last_cause": "", "last_recover_ms": 0, "down": 0,
             "dead": 0, "cycles_per_packet": 300,
             "stages": {"parse": {"packets": rx, "cycles_per_packet": 200},
@@ -71,9 +72,11 @@ RULES = [{"line": 3, "priority": 10, "action": "drop", "hits": 42,
 def contract(cmd, param, rundir, prefix, generation=3):
     if cmd == "/mpe/info":
         return {"version": "fake", "model": "process", "shape": "distributor", "workers": 3,
-                "io_lcore": 1, "lcores": [2, 3, 4], "uptime_s": 5, "primary_pid": os.getpid()}
+                "io_lcore": 1, "lcores": [2, 3, 4], "uptime_s": 5, "primary_pid": os.getpid(),
+                "tsc_hz": 3000000000}
     if cmd == "/mpe/stats":
         return {"in": 300, "out": 290, "dropped": 10, "drops": drops(verdict=10),
+                "io": {"polls": 1000, "full_polls": 600, "wait_cycles": 300000000},
                 "ports": {"0": {"device": "net_pcap0", "rx": 300, "tx": 0},
                           "1": {"device": "net_null1", "rx": 0, "tx": 290}}}
     if cmd == "/mpe/workers":
