@@ -144,6 +144,14 @@ mpe_config_io_used(const struct mpe_conf *c)
 	return !(c->shape == MPE_SHAPE_PIPELINE && c->rx_workers && c->tx_workers);
 }
 
+/* 1 when the I/O lcore polls the ports for the workers: it runs, and no worker receives
+ * (every ring shape but a pipeline whose first worker polls the ports). */
+static inline int
+mpe_config_io_receives(const struct mpe_conf *c)
+{
+	return mpe_config_io_used(c) && !mpe_config_worker_receives(c, 0);
+}
+
 /* 1 when the engine sends packets out of port @i: some receiving port has it as peer, or it
  * is the mirror port. */
 static inline int

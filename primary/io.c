@@ -127,7 +127,7 @@ io_init(struct io *io, struct mpe_primary *p)
 		io->in_ctl[i] = &p->shm->workers[i].ctl;
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
 		/* rx = workers: the first worker polls the ports, this loop only transmits */
-		io->nb_in = !mpe_config_worker_receives(conf, 0);
+		io->nb_in = mpe_config_io_receives(conf);
 		io->nb_out = !conf->tx_workers;
 		if ((io->nb_in && lookup(&io->in[0], MPE_END_IO, 0) < 0) ||
 		    (io->nb_out && lookup(&io->out[0], conf->nb_workers - 1, MPE_END_IO) < 0))

@@ -163,6 +163,7 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	const struct mpe_conf *conf;
 	struct rte_tel_data *ports, *io;
 	struct mpe_totals t;
+	uint64_t full;
 	unsigned int i;
 	int rc;
 
@@ -189,15 +190,12 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	io = new_dict();
 	if (io == NULL)
 		return -ENOMEM;
-	if (conf->shape != MPE_SHAPE_PIPELINE || !mpe_config_worker_receives(conf, 0)) {
-		uint64_t full = shm->io.full_polls;
-
-		rte_smp_rmb();
-		rte_tel_data_add_dict_u64(io, "polls", shm->io.io.polls);
+	full = shm->io.full_polls;
+	rte_smp_rmb();
+	rte_tel_data_add_dict_u64(io, "polls", shm->io.io.polls);
+	if (mpe_config_io_receives(conf)) {
 		rte_tel_data_add_dict_u64(io, "full_polls", full);
 		rte_tel_data_add_dict_u64(io, "wait_cycles", shm->io.io.wait_cycles);
-	} else {
-		rte_tel_data_add_dict_u64(io, "polls", shm->io.io.polls);
 	}
 	rc = add_child(d, "io", io);
 	if (rc < 0)

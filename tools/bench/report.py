@@ -79,25 +79,23 @@ class Summary:
         s, _ = self.stat(case, impl, key)
         return s["median"] if s else None
 
-    def stage_cpp(self, case, impl):
-        """Median over rounds of each stage's cycles per packet."""
+    def _medians(self, case, impl, of):
+        """Median over the rounds that ran of each key of of(row)."""
         per = {}
         for r in self.groups.get((case, impl), []):
             if r["status"] != "ok":
                 continue
-            for k, v in stage_cycles(r).items():
+            for k, v in of(r).items():
                 per.setdefault(k, []).append(v)
         return {k: statistics.median(v) for k, v in per.items()}
 
+    def stage_cpp(self, case, impl):
+        """Median over rounds of each stage's cycles per packet."""
+        return self._medians(case, impl, stage_cycles)
+
     def waits(self, case, impl):
         """Median over rounds of each share of waits() (see runners._waits)."""
-        per = {}
-        for r in self.groups.get((case, impl), []):
-            if r["status"] != "ok":
-                continue
-            for k, v in waits(r).items():
-                per.setdefault(k, []).append(v)
-        return {k: statistics.median(v) for k, v in per.items()}
+        return self._medians(case, impl, waits)
 
     def paired(self, case, a, b, key="sink_mpps", skip=()):
         """Ratio a / b round by round (the two ran one after the other), over the rounds
@@ -537,22 +535,19 @@ SLOW_FACTOR = 1.5
 SLOW_EXCESS = 4.0
 
 
+def _kv(row, field):
+    """{key: float} of a raw row's "key=value key=value" field."""
+    return {k: float(v) for k, v in (kv.split("=") for kv in (row.get(field) or "").split())}
+
+
 def stage_cycles(row):
     """{"w0.parse": 52.1, ...} of one raw row."""
-    out = {}
-    for kv in (row.get("stage_cycles_per_packet") or "").split():
-        k, v = kv.split("=")
-        out[k] = float(v)
-    return out
+    return _kv(row, "stage_cycles_per_packet")
 
 
 def waits(row):
     """{"io.wait": 0.41, "w0.found": 0.14, "w0.wait": 0.03, ...} of one raw row."""
-    out = {}
-    for kv in (row.get("waits") or "").split():
-        k, v = kv.split("=")
-        out[k] = float(v)
-    return out
+    return _kv(row, "waits")
 
 
 def fmt_share(x):
