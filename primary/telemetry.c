@@ -397,23 +397,38 @@ worker_detail(const struct mpe_shared *shm, unsigned int id, struct rte_tel_data
 	return add_child(d, "inspect", insp);
 }
 
+/* Workers per /mpe/workers reply. The library drops, without a word, whatever does not fit
+ * its 16 KiB reply; a worker at its largest (every counter at 20 digits, MPE_MAX_STAGES
+ * stages, the longest cause) takes about 1.7 KB, so this many always fit. */
+#define WORKERS_PER_REPLY 8
+
+/* /mpe/workers[,from=FIRST]: workers FIRST.. (at most WORKERS_PER_REPLY; "next" says where
+ * the following page starts). /mpe/workers,W: worker W in detail. */
 static int
 cmd_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct mpe_shared *shm = engine();
-	unsigned int i;
+	unsigned int i, first = 0, nb;
 	int rc;
 
 	if (shm == NULL)
 		return -ENODEV;
+	nb = RTE_MIN(shm->conf.nb_workers, (unsigned int)MPE_MAX_WORKERS);
 	rte_tel_data_start_dict(d);
-	if (params != NULL && params[0] != '\0') {
+	if (params != NULL && strncmp(params, "from=", 5) == 0) {
+		if (param_worker(shm, params + 5, &first) < 0)
+			return -EINVAL;
+	} else if (params != NULL && params[0] != '\0') {
 		if (param_worker(shm, params, &i) < 0)
 			return -EINVAL;
 		rte_tel_data_add_dict_u64(d, "id", i);
 		return worker_detail(shm, i, d);
 	}
-	for (i = 0; i < shm->conf.nb_workers && i < MPE_MAX_WORKERS; i++) {
+	for (i = first; i < nb; i++) {
+		if (i - first == WORKERS_PER_REPLY) {
+			rte_tel_data_add_dict_u64(d, "next", i);
+			break;
+		}
 		rc = add_worker(d, shm, i);
 		if (rc < 0)
 			return rc;
@@ -799,8 +814,8 @@ static const struct {
 	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx, io polls, full_polls, "
 	 "wait_cycles (ring shapes). No parameters")},
 	{"/mpe/workers", cmd_workers_locked,
-	 HELP("Per worker: pid, state, heartbeat, rx, tx, polls, bursts, wait_cycles, drops, "
-	 "restarts, stages. W: that worker, malformed too")},
+	 HELP("Per worker: pid, state, rx, tx, polls, wait_cycles, drops, stages; 8 a reply, "
+	 "from=N, 'next'. W: worker W, malformed too")},
 	{"/mpe/rings", cmd_rings_locked, HELP("Per ring name: count, capacity, free. No parameters")},
 	{"/mpe/config", cmd_config_locked, HELP("The running configuration as INI text. No parameters")},
 	{"/mpe/acl", cmd_acl_locked,

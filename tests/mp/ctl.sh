@@ -556,11 +556,24 @@ if not ok:
 sys.exit(0 if ok else 1)
 EOF
 
+ctl --json workers > "$t.fwj" || true
+check "stand-in: workers in pages of one: both, as one reply, no next" jtest "$t.fwj" \
+	'sorted(v) == ["0", "1"] and v["1"]["rx"] == 200'
+ctl workers > "$t.fw" || true
+rows=$(awk '$1 ~ /^[0-9]+$/ { print $1 ":" $5 }' "$t.fw" | tr "\n" " ")
+check "stand-in: workers: a row for each page's worker, with its rx ($rows)" \
+	cond '[ "$rows" = "0:100 1:200 " ]'
+
 fake reloading faker
 P=faker
 ctl --json acl > "$t.frel"
 check "rules reloaded between two pages of acl: read again, one generation throughout" \
 	jtest "$t.frel" 'v["generation"] == 4 and len(v["rules"]) == 2 and "next" not in v'
+
+fake pageloop fakel
+P=fakel
+check "a page of workers that is not the one announced: exit 2, says so" fails "$t.fpl" \
+	"/mpe/workers,from=1: not the page the previous one announced" ctl workers
 
 fake old fakeold
 P=fakeold

@@ -10,12 +10,13 @@ RUNDIR) one client after another until killed. MODE:
   old       an engine from before /mpe/acl, /mpe/flows, /mpe/reload, /mpe/dump: /mpe/workers
             ignores its parameter
   contract  every command as the engine answers it, with fixed values: /mpe/acl in pages of
-            one rule, /mpe/flows,<worker> (worker 1 has no flow table), /mpe/reload[,FILE],
-            /mpe/workers,<id>, and /mpe/dump as its contract says (the engine lacks it yet);
-            /mpe/info says 3 workers, the other commands know 2, so that a worker id can pass
+            one rule, /mpe/workers in pages of one worker, /mpe/flows,<worker> (worker 1 has
+            no flow table), /mpe/reload[,FILE], /mpe/workers,<id>, and /mpe/dump as its
+            contract says (the engine lacks it yet); /mpe/info says 3 workers, the other commands know 2, so that a worker id can pass
             the client's check and still get no answer
   reloading as contract, but the rules are reloaded (generation 3 to 4) right after a
             client's first /mpe/acl request
+  pageloop  as contract, but /mpe/workers,from=1 answers the first page again
 """
 import json
 import os
@@ -79,9 +80,11 @@ def contract(cmd, param, rundir, prefix, generation=3):
                 "io": {"polls": 1000, "full_polls": 600, "wait_cycles": 300000000},
                 "ports": {"0": {"device": "net_pcap0", "rx": 300, "tx": 0},
                           "1": {"device": "net_null1", "rx": 0, "tx": 290}}}
-    if cmd == "/mpe/workers":
+    if cmd == "/mpe/workers":  # one worker per page
         if param is None:
-            return {"0": worker(0, 100), "1": worker(1, 200)}
+            return {"0": worker(0, 100), "next": 1}
+        if param == "from=1":
+            return {"1": worker(1, 200)}
         if param not in ("0", "1"):
             return None
         w = {"id": int(param), **worker(int(param), 100 * (int(param) + 1))}
@@ -120,7 +123,7 @@ def serve(conn, mode, rundir, prefix):
     conn.send(json.dumps({"version": "DPDK 22.11.fake", "pid": os.getpid(),
                           "max_output_len": MAX_OUTPUT_LEN}).encode())
     commands = BASE + (MPE if mode != "other" else []) + \
-        (MPE_NEW if mode in ("contract", "reloading") else [])
+        (MPE_NEW if mode in ("contract", "reloading", "pageloop") else [])
     if mode == "old":
         mode = "contract"  # with the commands of an old engine
     acl_requests = 0
@@ -147,7 +150,9 @@ def serve(conn, mode, rundir, prefix):
             value = contract(cmd, param, rundir, prefix,
                              4 if mode == "reloading" and acl_requests > 1 else 3)
             if cmd == "/mpe/workers" and "/mpe/acl" not in commands:
-                value = contract(cmd, None, rundir, prefix)
+                value = {"0": worker(0, 100), "1": worker(1, 200)}
+            elif cmd == "/mpe/workers" and mode == "pageloop" and param == "from=1":
+                value = {"0": worker(0, 100), "next": 1}
         conn.send(json.dumps({cmd: value}).encode())
 
 

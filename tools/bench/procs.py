@@ -246,6 +246,19 @@ class Telemetry:
             raise BenchError("telemetry %s: no such command or it failed" % cmd)
         return val
 
+    def workers(self):
+        """/mpe/workers with every page (the engine sends a few workers per reply; "next"
+        says where the following page starts)."""
+        v = self.get("/mpe/workers")
+        while isinstance(v.get("next"), int):
+            first = v.pop("next")
+            more = self.get("/mpe/workers,from=%d" % first)
+            if str(first) not in more or more.get("next", first + 1) <= first:
+                raise BenchError("telemetry /mpe/workers,from=%d: not the page announced"
+                                 % first)
+            v.update(more)
+        return v
+
     def close(self):
         self.sock.close()
 

@@ -96,7 +96,7 @@ def sample(tel, ports, mpe=False, pids=None):
         s["rx"] += tel.get("/ethdev/stats,%d" % p)["ipackets"]
     if mpe:
         s["stats"] = tel.get("/mpe/stats")
-        s["workers"] = tel.get("/mpe/workers")
+        s["workers"] = tel.workers()
     s["t_end"] = time.monotonic()
     return s
 
@@ -352,7 +352,7 @@ def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window,
         for g, prim, tel, _ in engines:
             _hold(g, prim, signal.SIGCONT)
             g.check_alive()
-            restarts += sum(w.get("restarts", 0) for w in tel.get("/mpe/workers").values())
+            restarts += sum(w.get("restarts", 0) for w in tel.workers().values())
             tel.close()
             g.stop(30)
         return {"rates": rates, "switches": switched, "leak": leak, "restarts": restarts}
