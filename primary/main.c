@@ -279,15 +279,16 @@ end_shares_cpu(const struct mpe_primary *p, int end)
  * and how long it is sets how often the CPU changes hands. Every handover costs both builds,
  * the process build a little more (a change of address space). With ring_size left out, a
  * ring into such a lcore is MPE_DEF_SHARED_RING_SIZE long, and the pool grows to fill it
- * unless mbufs is given; a ring into a lcore with a CPU of its own keeps ring_size. */
+ * unless mbufs is given; a ring into a lcore with a CPU of its own keeps ring_size. Where
+ * the hugepages cannot hold the larger pool, create_objects goes back to ring_size. */
 static void
 size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes)
 {
 	struct mpe_conf *conf = &p->shm->conf;
 	uint32_t longer = RTE_MAX(conf->ring_size, (uint32_t)MPE_DEF_SHARED_RING_SIZE);
 	uint64_t slots = 0, need;
-	unsigned int i, nb_long = 0;
-	char names[256] = "";
+	unsigned int i, nb_long = 0, nb_listed = 0;
+	char names[192] = "", more[32] = "";
 	size_t off = 0;
 
 	for (i = 0; i < n; i++) {
@@ -299,14 +300,19 @@ size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes
 			sizes[i] = longer;
 			nb_long++;
 			mpe_names_ring(name, sizeof(name), ends[i][0], ends[i][1]);
-			if (off < sizeof(names))
+			/* whole names only; the log says how many more */
+			if (off + strlen(name) + 2 < sizeof(names)) {
 				off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
 							off ? ", " : "", name);
+				nb_listed++;
+			}
 		}
 		slots += sizes[i];
 	}
 	if (nb_long == 0)
 		return;
+	if (nb_listed < nb_long)
+		snprintf(more, sizeof(more), " and %u more", nb_long - nb_listed);
 	need = mpe_config_mbufs_need(conf, slots);
 	if (need > conf->mbufs && (!conf->mbufs_auto || mpe_config_mbufs_auto(need) == 0)) {
 		MPE_LOG(NOTICE, engine, "mbufs = %u cannot fill %u-slot rings into lcores that "
@@ -318,9 +324,9 @@ size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes
 	}
 	if (need > conf->mbufs)
 		conf->mbufs = mpe_config_mbufs_auto(need);
-	MPE_LOG(NOTICE, engine, "ring_size not given: %u slots (not %u) for %s, into lcores that "
-		"share a CPU with another polling lcore, so that it changes hands less often; "
-		"mbufs %u", longer, conf->ring_size, names, conf->mbufs);
+	MPE_LOG(NOTICE, engine, "ring_size not given: %u slots (not %u) for %s%s, into lcores "
+		"that share a CPU with another polling lcore, so that it changes hands less often; "
+		"mbufs %u", longer, conf->ring_size, names, more, conf->mbufs);
 }
 
 static int
@@ -346,6 +352,17 @@ create_rings(struct mpe_primary *p, int ends[][2], unsigned int n, const uint32_
 	return 0;
 }
 
+/* The mbuf pool; the private area carries what the parse stage decoded to the stages
+ * after it. */
+static struct rte_mempool *
+create_pool(const struct mpe_primary *p, const struct mpe_conf *conf)
+{
+	return rte_pktmbuf_pool_create(MPE_NAME_POOL, p->shm->conf.mbufs, conf->mbuf_cache,
+				       MPE_PKT_PRIV_SIZE,
+				       (uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM),
+				       rte_socket_id());
+}
+
 static void mark_shared_cpus(struct mpe_primary *p);
 static void warn_not_isolated(const struct mpe_primary *p);
 
@@ -360,8 +377,8 @@ create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
 		.align = __alignof__(struct mpe_meta),
 	};
 	int ends[2 * MPE_MAX_WORKERS][2];
-	uint32_t sizes[2 * MPE_MAX_WORKERS];
-	unsigned int n;
+	uint32_t sizes[2 * MPE_MAX_WORKERS], mbufs;
+	unsigned int n, i;
 	int off, rc;
 
 	off = rte_mbuf_dynfield_register(&meta_desc);
@@ -381,12 +398,18 @@ create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
 	warn_not_isolated(p);
 	mark_shared_cpus(p);
 	n = ring_ends(&p->shm->conf, ends);
+	mbufs = p->shm->conf.mbufs;
 	size_rings(p, ends, n, sizes);
-	/* the private area carries what the parse stage decoded to the stages after it */
-	p->pool = rte_pktmbuf_pool_create(MPE_NAME_POOL, p->shm->conf.mbufs, conf->mbuf_cache,
-					  MPE_PKT_PRIV_SIZE,
-					  (uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM),
-					  rte_socket_id());
+	p->pool = create_pool(p, conf);
+	if (p->pool == NULL && rte_errno == ENOMEM && p->shm->conf.mbufs != mbufs) {
+		MPE_LOG(NOTICE, engine, "no hugepage memory for %u mbufs: every ring holds "
+			"ring_size = %u, and the pool %u mbufs (give ring_size to choose)",
+			p->shm->conf.mbufs, conf->ring_size, mbufs);
+		p->shm->conf.mbufs = mbufs;
+		for (i = 0; i < n; i++)
+			sizes[i] = conf->ring_size;
+		p->pool = create_pool(p, conf);
+	}
 	if (p->pool == NULL) {
 		MPE_LOG(ERR, engine, "mbuf pool of %u: %s", p->shm->conf.mbufs,
 			rte_strerror(rte_errno));

@@ -3,7 +3,7 @@
 # into a lcore that shares its CPU with another polling lcore holds 8192 packets and every
 # other ring 1024, and the pool grows to fill them when mbufs is left out too; a ring_size
 # that is given holds for every ring; an mbufs that is given and too small for the longer
-# rings keeps them all at ring_size, with a notice. Read from /mpe/rings (capacities) and a
+# rings, or hugepages too few for their pool, keep them all at ring_size, with a notice. Read from /mpe/rings (capacities) and a
 # debug dump (pool size).
 . "$(dirname "$0")/lib.sh"
 
@@ -19,9 +19,10 @@ fi
 
 log=$TMP/primary.log
 t=$TMP/t
+EAL_MORE=
 
 # run NAME ENGINE-KEYS WORKERS-LCORES SHAPE: starts the engine on net_null ports with the
-# keys given in [engine] and one fwd worker per lcore listed; leaves its /mpe/rings reply in
+# keys given in [engine], one fwd worker per lcore listed and the EAL options in $EAL_MORE; leaves its /mpe/rings reply in
 # $t.rings and the pool size in $POOL. Status 1 (reported) when it does not start.
 run() {
 	local name=$1 keys=$2 lcores=$3 shape=$4 cfg=$TMP/$1.ini id=0 l dump
@@ -34,7 +35,8 @@ run() {
 			id=$((id + 1))
 		done
 	} > "$cfg"
-	start_primary "$log" --lcores "$PIN" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
+	start_primary "$log" --lcores "$PIN" $EAL_MORE --vdev net_null0 --vdev net_null1 \
+		-- -c "$cfg"
 	if ! wait_for "$log" "running:" 30; then
 		not_ok "$name: the engine runs"
 		sed 's/^/#   /' "$log" | tail -20
@@ -104,6 +106,20 @@ if run dist_mbufs "mbufs = 16383" "2 3" distributor; then
 		"mbufs = 16383 cannot fill 8192-slot rings into lcores that share a CPU" "$log"
 	stopped "$name"
 fi
+
+# the hugepages the primary may take (--socket-limit, MB) hold the default pool (16383 mbufs,
+# about 40 MB) and not the 32767 the longer rings want: the rings keep ring_size
+name="distributor, ring_size and mbufs left out, hugepages for 16383 mbufs only"
+EAL_MORE="--socket-limit 64"
+if run dist_memory "" "2 3" distributor; then
+	rings_are "every ring holds 1024" \
+		"mpe_io_w0=1023 mpe_io_w1=1023 mpe_w0_io=1023 mpe_w1_io=1023"
+	pool_is "the pool keeps its default, 16383 mbufs" 16383
+	check "$name: a notice says why" grep -q "no hugepage memory for 32767 mbufs: every \
+ring holds ring_size = 1024, and the pool 16383 mbufs" "$log"
+	stopped "$name"
+fi
+EAL_MORE=
 
 # --- every polling lcore on a CPU of its own: no ring longer --------------------------------
 name="distributor, worker 0 on lcore 2 (CPU 0), I/O lcore on CPU 1"
