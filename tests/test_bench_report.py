@@ -141,6 +141,25 @@ text = "\n".join(report.scaling_text(two, [{"name": "rss", "label": "rss 1"},
 check("## From 1 worker to 2" in text and "| rss 1 | rss 2 | 1.82 | 1.65 |" in text
       and "gone" not in text, "scaling: 120/66 and 99/60, the pair that did not run left out "
       "(%s)" % text.splitlines()[2:5])
+# side by side: the 2-worker engine's windows over the 1-worker engine's, per build; each
+# start's median, and the median over starts; a failed start is counted, not measured
+sp = report.scale_pair("process")
+side = [report.alt_row(1, "rss2", "1w", 1, (180e6, 100e6), pair=sp),
+        report.alt_row(1, "rss2", "1w", 2, (190e6, 100e6), pair=sp),
+        report.alt_row(2, "rss2", "2w", 1, (170e6, 100e6), pair=sp),
+        report.alt_row(2, "rss2", "2w", 2, (172e6, 100e6), pair=sp),
+        report.alt_row(3, "rss2", "1w", None, None, "error: no engine", pair=sp),
+        report.alt_row(1, "rss2", "1w", 1, (1.0, 1.0), pair=report.PAIR)]
+text = "\n".join(report.scaling_text(two, [{"name": "rss", "label": "rss 1"},
+                                           {"name": "rss2", "label": "rss 2"}],
+                                     [("rss", "rss2")], side, {"alternate": 3, "windows": 2}))
+check("| rss 1 | rss 2 | 1.82 | 1.65 | 1.78 (1.85, 1.71; 1 failed) | – |" in text
+      and "3 starts of 2 windows each" in text,
+      "scaling side by side: starts 1.85 and 1.71, their median 1.78, one start failed, no "
+      "thread rows (%s)" % text.splitlines()[4:5])
+check(report.alt_summary(side, "rss2") is not None
+      and report.alt_summary(side, "rss2")["windows"] == 1,
+      "scaling side by side: its windows stay out of the process/thread ratio")
 check(report.scaling_text(two, [{"name": "rss", "label": "rss 1"}], [("rss", "rss2")]) == [],
       "scaling: no pair ran, no section")
 check(report.scaling_text(two, [{"name": "rss", "label": "rss 1"},

@@ -181,11 +181,44 @@ sec = open(out + "/bench.md").read().split("## From 1 worker to 2\n")
 line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
         if x.startswith("| forward-only, rss, 1 worker | forward-only, rss, 2 workers on "
                         "queues 3 and 6 | ")]
+# its ratios: each build's over the rounds, then side by side (the median over the one start,
+# and that start's)
+side = {}
+for r in csv.DictReader(open(out + "/alternate.csv")):
+    if r["pair"].endswith(": 2 workers/1 worker"):
+        side.setdefault(r["pair"].split(":")[0], []).append(r)
 try:
-    if len(line) != 1 or not all(float(x) > 0 for x in line[0].strip(" |").split(" | ")[2:]):
+    cells = line[0].strip(" |").split(" | ")[2:] if len(line) == 1 else []
+    if len(cells) != 4 or not all(float(x) > 0 for x in cells[:2]):
         raise ValueError
+    for impl, cell in zip(("process", "thread"), cells[2:]):
+        rs = side.get(impl, [])
+        med = sorted(float(r["ratio"]) for r in rs)
+        want = "%.2f (%.2f)" % ((med[0] + med[1]) / 2, (med[0] + med[1]) / 2) if len(rs) == 2 \
+            else None
+        if cell != want:
+            bad.append("bench.md: 1 to 2 workers side by side, %s: %r, not the median of its "
+                       "windows (%r)" % (impl, cell, want))
 except ValueError:
-    bad.append("bench.md: no 1 to 2 workers line for rss with two ratios: %r" % line)
+    bad.append("bench.md: no 1 to 2 workers line for rss with four ratios: %r" % line)
+# side by side: one start of each build, the 2-worker engine first, two windows, each the
+# 2-worker engine's rate over the 1-worker engine's, both of that build
+for impl in ("process", "thread"):
+    rs = side.get(impl, [])
+    if [(r["case"], r["start"], r["first"], r["window"], r["status"]) for r in rs] != [
+            ("fwd-rss-2w-apart", "1", "2w", "1", "ok"),
+            ("fwd-rss-2w-apart", "1", "2w", "2", "ok")]:
+        bad.append("alternate.csv: not two good side-by-side windows of 2 workers against 1 in "
+                   "the %s build: %r" % (impl, rs))
+        continue
+    for r in rs:
+        try:
+            a, b, q = float(r["a_mpps"]), float(r["b_mpps"]), float(r["ratio"])
+            if not (a > 0 and b > 0 and abs(q / (a / b) - 1) < 1e-3):
+                raise ValueError
+        except ValueError:
+            bad.append("alternate.csv: a side-by-side window without two rates and their "
+                       "ratio: %r" % r)
 md = open(out + "/bench.md").read().splitlines()
 tables = 0
 for i, line in enumerate(md):

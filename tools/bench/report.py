@@ -167,6 +167,14 @@ CONTROL = "process/process"
 RING_SIZE = 1024
 SHARED_RING_SIZE = 8192
 RING = "process/thread, ring_size %d" % RING_SIZE
+# one build with 2 workers against itself with 1 worker, in alternating windows: the rate of
+# the 2-worker engine over that of the 1-worker engine, rows under the 2-worker configuration
+
+
+def scale_pair(model):
+    return "%s: 2 workers/1 worker" % model
+
+
 # how often an engine's threads must give up their CPU, a second, in both builds, for its
 # configuration to run again with ring_size given: a lcore on a CPU of its own is taken off
 # it a few hundred times a second at most (timer ticks, the host's own work); one that shares
@@ -462,7 +470,7 @@ def markdown(s, cases, refs, meta):
              "worker process; the one process of the thread build); hugepage memory is "
              "shared and not in VmRSS.")
     L.append("")
-    L += scaling_text(s, cases, meta.get("scaling", []))
+    L += scaling_text(s, cases, meta.get("scaling", []), meta.get("alt_rows", []), meta)
     fs = [c for c in cases if c.get("fs")]
     if fs:
         L.append("## False sharing: per-worker counters on shared cache lines")
@@ -648,25 +656,47 @@ def slow_text(s, cases):
     return L
 
 
-def scaling_text(s, cases, pairs):
+def _side_cell(a):
+    """A cell of the side-by-side scaling: the median over starts, then each start."""
+    if a is None:
+        return "–"
+    if not a["windows"]:
+        return "n/a (%d failed)" % a["errors"]
+    return "%.2f (%s%s)" % (a["median"], ", ".join("%.2f" % x for x in a["starts"]),
+                            "; %d failed" % a["errors"] if a["errors"] else "")
+
+
+def scaling_text(s, cases, pairs, alt_rows=(), meta=None):
     """From 1 worker to 2: for each (one worker, two workers) pair of configurations that
-    ran, each build's median over the rounds with 2 workers over its median with 1."""
+    ran, each build's median over the rounds with 2 workers over its median with 1, and
+    where the pair also ran side by side (@alt_rows, pairs scale_pair()), the median over
+    those starts of each start's median window ratio."""
     ran = {c["name"]: c for c in cases if not c.get("na")}
+    side = {(r["case"], r["pair"]) for r in alt_rows}
+    models = ("process", "thread")
     L = []
     for one, two in pairs:
         if one not in ran or two not in ran:
             continue
         if not L:
             L += ["## From 1 worker to 2", "",
-                  "| 1 worker | 2 workers | process | thread |", "|---|---|---|---|"]
-        L.append("| %s | %s | %s | %s |" % (
-            ran[one]["label"], ran[two]["label"],
-            fmt_ratio(ratio(s.median(two, "process"), s.median(one, "process"))),
-            fmt_ratio(ratio(s.median(two, "thread"), s.median(one, "thread")))))
+                  "| 1 worker | 2 workers | process, rounds | thread, rounds | process, side "
+                  "by side | thread, side by side |", "|---|---|---|---|---|---|"]
+        cells = [fmt_ratio(ratio(s.median(two, m), s.median(one, m))) for m in models]
+        cells += [_side_cell(alt_summary(alt_rows, two, scale_pair(m)))
+                  if (two, scale_pair(m)) in side else "–" for m in models]
+        L.append("| %s | %s | %s |" % (ran[one]["label"], ran[two]["label"], " | ".join(cells)))
     if L:
-        L += ["", "Median rate with 2 workers over the median with 1, each build on its own. "
-              "In shape rss each worker has a CPU of its own; in the distributor the I/O "
-              "lcore shares a CPU with worker 1 on a 2-CPU host.", ""]
+        L += ["", "Rounds: median rate with 2 workers over the median with 1, each build on "
+              "its own; the two configurations run minutes apart, so a change of the host's "
+              "speed in between moves the ratio. Side by side: the 2-worker and 1-worker "
+              "engines of one build started together and run in alternating windows as the "
+              "two builds are above (%s), so that both see the same host; the median over "
+              "the starts, and in brackets each start's median window ratio. In shape rss "
+              "each worker has a CPU of its own; in the distributor the I/O lcore shares a "
+              "CPU with worker 1 on a 2-CPU host." % (
+                  "%d starts of %d windows each" % (meta["alternate"], meta["windows"])
+                  if meta and meta.get("alternate") else "none in this run"), ""]
     return L
 
 

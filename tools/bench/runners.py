@@ -290,27 +290,28 @@ ALT_SETTLE = 0.1
 
 def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window,
                         settle=ALT_SETTLE):
-    """The engines of @builds (two) started side by side on @case, only one of them running
-    at any time: each is stopped (SIGSTOP) while the other runs, @windows windows of @window
-    seconds each, in the order A B, B A, A B, ... after a first turn of @warmup seconds each
-    that is not measured. A window starts @settle seconds after its engine continues. A slow
+    """The engines of @builds (two) started side by side on @case (one configuration, or a
+    list of one per build, on the same traffic), only one of them running at any time: each
+    is stopped (SIGSTOP) while the other runs, @windows windows of @window seconds each, in
+    the order A B, B A, A B, ... after a first turn of @warmup seconds each that is not
+    measured. A window starts @settle seconds after its engine continues. A slow
     spell of the host then falls on neighbouring windows of both builds alike; what differs
     between two starts of a program does not cancel out, so one call is one start of each.
     Returns {"rates": [[sink pps of each window] per build], "switches": [[switches() per
     second of each window] per build], "leak": the largest share of its own rate that an
     engine transmitted while it was meant to be stopped (near 0 when every process of it
     stopped), "restarts": worker restarts seen}."""
-    case = dict(case, engine_keys=dict(case.get("engine_keys", {}), **ALT_KEYS))
+    cases = case if isinstance(case, list) else [case] * len(builds)
+    cases = [dict(c, engine_keys=dict(c.get("engine_keys", {}), **ALT_KEYS)) for c in cases]
     engines = []
     try:
-        for b in builds:
-            g = Group(workdir, "%s (%s build, alternating windows)" % (case["name"],
-                                                                      b["model"]))
+        for b, c in zip(builds, cases):
+            g = Group(workdir, "%s (%s build, alternating windows)" % (c["name"], b["model"]))
             engines.append([g, None, None, None])
-            prim = _start_engine(g, b, case, inputs, workdir)
+            prim = _start_engine(g, b, c, inputs, workdir)
             engines[-1][1:3] = [prim, Telemetry(g.prefix)]
             _hold(g, prim, signal.SIGSTOP)
-        ports = sink_ports(case["source"])
+        ports = sink_ports(cases[0]["source"])
         rates = [[] for _ in engines]
         switched = [[] for _ in engines]  # switches() per second, window by window
         rate = [0.0 for _ in engines]  # its latest rate: the warm-up's, then its last window's
