@@ -13,6 +13,9 @@
 #include "names.h"
 #include "shm_ops.h"
 
+struct mpe_shared *mpe_shm_mapped;
+struct rte_mempool *mpe_pool_mapped;
+
 struct mpe_shared *
 mpe_shm_create(const struct mpe_conf *conf, uint32_t worker_model)
 {
@@ -35,6 +38,7 @@ mpe_shm_create(const struct mpe_conf *conf, uint32_t worker_model)
 	shm->tsc_hz = rte_get_tsc_hz();
 	shm->start_tsc = rte_rdtsc();
 	shm->conf = *conf;
+	mpe_shm_mapped = shm;
 	return shm;
 }
 
@@ -72,6 +76,7 @@ mpe_shm_lookup(uint32_t layout_version, size_t size, char *err, size_t err_size)
 		rte_errno = EFAULT;
 		return NULL;
 	}
+	mpe_shm_mapped = shm;
 	return shm;
 }
 
@@ -82,6 +87,7 @@ mpe_shm_free(struct mpe_shared *shm)
 
 	if (mz == NULL || mz->addr != shm)
 		return -ENOENT;
+	mpe_shm_mapped = NULL;
 	shm->magic = 0;
 	return rte_memzone_free(mz);
 }

@@ -20,6 +20,7 @@
 
 #include "log.h"
 #include "names.h"
+#include "shm_ops.h"
 #include "worker.h"
 
 #define PRIMARY_CHECK_PER_S 10
@@ -105,6 +106,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		snprintf(err, err_size, "mempool %s not found", MPE_NAME_POOL);
 		return -ENOENT;
 	}
+	mpe_pool_mapped = w->pool;
 	mpe_pool_ref_init(&w->pool_ref, w->pool, wc->lcore, conf->burst);
 
 	w->nb_stages = wc->nb_stages;

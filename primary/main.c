@@ -415,6 +415,7 @@ create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
 			rte_strerror(rte_errno));
 		return -rte_errno;
 	}
+	mpe_pool_mapped = p->pool;
 	if (mpe_inspect_init(p) < 0)
 		return -EINVAL;
 	return create_rings(p, ends, n, sizes);
@@ -731,6 +732,7 @@ teardown(struct mpe_primary *p, int workers_started)
 				missing);
 		if (missing == 0 && twice == 0)
 			MPE_LOG(INFO, engine, "mempool: every mbuf back in the pool, once");
+		mpe_pool_mapped = NULL;
 		rte_mempool_free(p->pool);
 		p->pool = NULL;
 	}

@@ -60,7 +60,7 @@ sleep 0.2
 cat > "$TMP/put.py" <<'EOF'
 import gdb
 hand = shm["workers"][0]["hand"]
-mp = gdb.parse_and_eval('((struct rte_mempool *(*)(const char *))rte_mempool_lookup)("mpe_mbufs")')
+mp = gdb.parse_and_eval("mpe_pool_mapped")
 cache_len = mp["local_cache"][int(shm["conf"]["workers"][0]["lcore"])]["len"]
 DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
 

@@ -47,8 +47,7 @@ cat > "$TMP/fill.py" <<'EOF'
 import gdb, os
 point = os.environ["POINT"]
 put = shm["workers"][0]["hand"]["put"]
-mp = gdb.parse_and_eval('((struct rte_mempool *(*)(const char *))rte_mempool_lookup)'
-                        '("mpe_mbufs")')
+mp = gdb.parse_and_eval("mpe_pool_mapped")
 ring = gdb.parse_and_eval("(struct rte_ring *)%d" % int(mp["pool_data"]))
 A = {"state": int(put["state"].address), "head_set": int(put["head_set"].address),
      "cons_tail": int(ring["cons"]["tail"].address)}
