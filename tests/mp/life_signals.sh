@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Signals to the primary.
-#   A. SIGTERM stops a running engine in order: exit 0, summary printed, nothing left.
+#   A. SIGTERM stops a running engine in order: exit 0, summary printed, nothing left; the
+#      same when SIGTERM comes twice within 250 ms (one request sent twice, as GNU timeout
+#      does), not a forced exit.
 #   B. (process build) a second signal forces the exit: a worker is SIGSTOPped so that its
 #      ring never drains (backpressure on, drain_timeout_ms 60000); after SIGINT the primary
 #      is still draining 1 s later; a second SIGINT ends it at once with status 130, the
@@ -74,6 +76,29 @@ if [ "$MODEL" = process ]; then
 	check "SIGTERM: both worker processes ended ($pids)" wait_gone 1 $pids
 fi
 assert_clean "SIGTERM: nothing left behind"
+
+# --- A2. the same request sent twice, 50 ms apart: GNU timeout signals the program, then its
+# process group, so the primary gets it twice at once. One stop, not a forced exit. The
+# workers burn 0.2 ms a packet, so that draining their full rings takes longer than that.
+ini "$TMP/a2.ini" net_null1 "backpressure = on" "drain_timeout_ms = 60000" \
+	"burn_cycles = 500000" "ring_size = 256"
+sed -i 's/^lcore = [23]$/&\nstages = burn, fwd/' "$TMP/a2.ini"
+: > "$log"
+start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$TMP/a2.ini"
+check "SIGTERM twice: engine runs" wait_for "$log" "running:" 20
+sleep 0.3
+kill -TERM "$PRIMARY_PID"
+sleep 0.05
+still=0
+kill -TERM "$PRIMARY_PID" 2> /dev/null && still=1
+rc=0
+wait_exit "$PRIMARY_PID" 30 || rc=$?
+[ "$rc" != 124 ] && PRIMARY_PID=
+check "SIGTERM twice 50 ms apart: still draining at the second" [ "$still" = 1 ]
+check "SIGTERM twice 50 ms apart: one stop, exit 0 (status $rc)" [ "$rc" = 0 ]
+check "SIGTERM twice 50 ms apart: drained and summed up, no forced exit" \
+	cond 'grep -q "^total: in [1-9]" "$log" && ! grep -q "second signal" "$log"'
+assert_clean "SIGTERM twice: nothing left behind"
 
 # force LABEL FIRST-SIGNAL: signal, still draining after 1 s, second signal ends it now
 force() {
