@@ -45,19 +45,7 @@ P=$PREFIX
 RD=
 ctl() { RUNTIME_DIRECTORY=$RD "$CTL" -p "$P" "$@"; }
 
-# jtest FILE EXPR: the Python expression EXPR holds for v, the JSON value in FILE
-jtest() {
-	"$PY" - "$1" "$2" <<'EOF'
-import json, sys
-try:
-    v = json.load(open(sys.argv[1]))
-    ok = eval("(" + sys.argv[2] + "\n)")
-except Exception as e:
-    print("#   %s: %s" % (type(e).__name__, e))
-    ok = False
-sys.exit(0 if ok else 1)
-EOF
-}
+JTEST_PY=$PY # jtest (lib.sh) with Debian's interpreter
 # col FILE KEY: the value column of a "key  value" line of a human table
 col() { awk -v k="$2" '$1 == k { $1 = ""; sub(/^ +/, ""); print; exit }' "$1"; }
 

@@ -352,5 +352,22 @@ except Exception:
     pass' "$1" "$2"
 }
 
+# jtest FILE EXPR: the Python expression EXPR holds for v, the JSON value in FILE; why not is
+# printed as a comment line. $JTEST_DEFS: Python run first, defining helpers EXPR may use;
+# $JTEST_PY: the interpreter (default python3).
+jtest() {
+	"${JTEST_PY:-python3}" - "$1" "$2" "${JTEST_DEFS:-}" <<'EOF'
+import json, sys
+exec(sys.argv[3])
+try:
+    v = json.load(open(sys.argv[1]))
+    ok = eval("(" + sys.argv[2] + "\n)")
+except Exception as e:
+    print("#   %s: %s" % (type(e).__name__, e))
+    ok = False
+sys.exit(0 if ok else 1)
+EOF
+}
+
 # jq_py EXPR: prints EXPR evaluated with d = the JSON value on standard input
 jq_py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
