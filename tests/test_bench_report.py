@@ -167,6 +167,33 @@ check(report.scaling_text(two, [{"name": "rss", "label": "rss 1"},
                           [("rss", "rss2")]) == [],
       "scaling: a configuration this engine lacks leaves its pair out")
 
+# against a reference side by side: each build's windows over the reference's, the median
+# over starts and each start's; next to it the rounds' ratio of medians; a configuration
+# without such rows is left out
+ref = [row(1, "ref", "tp", 70.0, {}), row(2, "ref", "tp", 72.0, {}),
+       row(3, "ref", "tp", 68.0, {})]
+ag = report.Summary(rows + ref)
+pp, tp = report.ref_pair("process", "tp"), report.ref_pair("thread", "tp")
+vs = [report.alt_row(1, "rss", "process", 1, (60e6, 100e6), pair=pp),
+      report.alt_row(1, "rss", "process", 2, (62e6, 100e6), pair=pp),
+      report.alt_row(2, "rss", "reference", 1, (90e6, 100e6), pair=pp),
+      report.alt_row(1, "rss", "thread", 1, (50e6, 100e6), pair=tp),
+      report.alt_row(2, "rss", "reference", None, None, "error: no testpmd", pair=tp),
+      report.alt_row(1, "rss", "process", 1, (1.0, 1.0), pair=report.PAIR)]
+cs = [{"name": "rss", "label": "rss 1", "traffic": "null"},
+      {"name": "dist", "label": "dist 1", "traffic": "null"}]
+text = "\n".join(report.ref_side_text(ag, cs, [("rss", "tp"), ("dist", "tp")], vs,
+                                      {"alternate": 2, "windows": 2}))
+check("## Against the references, side by side" in text
+      and "| rss 1 | null | tp | 0.76 (0.61, 0.90) | 0.50 (0.50; 1 failed) | 0.94, 0.86 |"
+      in text and "dist 1" not in text and "2 starts of 2 windows each" in text,
+      "against a reference: starts 0.61 and 0.90, thread one start and one failed, rounds "
+      "66/70 and 60/70, the pair without rows left out (%s)" % text.splitlines()[4:5])
+check(report.alt_summary(vs, "rss")["windows"] == 1,
+      "against a reference: its windows stay out of the process/thread ratio")
+check(report.ref_side_text(ag, cs, [("rss", "tp")], [], {"alternate": 0}) == [],
+      "against a reference: nothing ran side by side, no section")
+
 # the engine's configuration for a case with queues: each worker on its own
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools",
                                 "bench"))

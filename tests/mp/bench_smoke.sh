@@ -170,7 +170,7 @@ line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else 
         if x.startswith("| forward-only, rss, 1 worker | null | ")]
 if len(line) != 1 or not line[0].endswith(" | – | not run | – |"):
     bad.append("bench.md: no CPU handovers line for fwd-rss-1w, not run again: %r" % line)
-if [r for r in allalt if r["pair"] not in ("process/thread", "process/process")]:
+if [r for r in allalt if r["pair"].startswith("process/thread, ring_size")]:
     bad.append("alternate.csv: fwd-rss-1w ran again with ring_size given")
 # from 1 worker to 2: the quick run has rss with 1 worker and with 2 on queues 3 and 6
 for impl in ("process", "thread"):
@@ -219,6 +219,50 @@ for impl in ("process", "thread"):
         except ValueError:
             bad.append("alternate.csv: a side-by-side window without two rates and their "
                        "ratio: %r" % r)
+# against the references side by side: the quick run has fwd-rss-1w and testpmd macswap on
+# one lcore; one start of each build with it, the engine started first, two windows, each
+# the engine's rate over testpmd's, testpmd stopped while the engine ran; bench.md's line
+# gives the median of the windows and the rounds' ratios
+vs = {}
+for r in csv.DictReader(open(out + "/alternate.csv")):
+    if r["pair"].endswith("/testpmd macswap 1 core"):
+        vs.setdefault(r["pair"].split("/")[0], []).append(r)
+sec = open(out + "/bench.md").read().split("## Against the references, side by side\n")
+line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
+        if x.startswith("| forward-only, rss, 1 worker | null | testpmd macswap 1 core | ")]
+cells = line[0].strip(" |").split(" | ")[3:] if len(line) == 1 else []
+if len(cells) != 3:
+    bad.append("bench.md: no line of fwd-rss-1w against testpmd side by side: %r" % line)
+for k, impl in enumerate(("process", "thread")):
+    rs = vs.get(impl, [])
+    if [(r["case"], r["start"], r["first"], r["window"], r["status"]) for r in rs] != [
+            ("fwd-rss-1w", "1", impl, "1", "ok"), ("fwd-rss-1w", "1", impl, "2", "ok")]:
+        bad.append("alternate.csv: not two good windows of the %s build against testpmd: %r"
+                   % (impl, rs))
+        continue
+    try:
+        qs = []
+        for r in rs:
+            a, b, q = float(r["a_mpps"]), float(r["b_mpps"]), float(r["ratio"])
+            if not (a > 0 and b > 0 and abs(q / (a / b) - 1) < 1e-3):
+                raise ValueError
+            if not 0 <= float(r["stopped_leak"]) < 0.05:
+                raise ValueError
+            qs.append(q)
+        m = (qs[0] + qs[1]) / 2
+        if cells and cells[k] != "%.2f (%.2f)" % (m, m):
+            bad.append("bench.md: %s against testpmd side by side: %r, not the median of its "
+                       "windows %r" % (impl, cells[k], qs))
+    except ValueError:
+        bad.append("alternate.csv: a window against testpmd without two rates, their ratio "
+                   "and a small stopped leak: %r" % rs)
+if cells:
+    summ = {(r["case"], r["impl"]): r for r in csv.DictReader(open(out + "/summary.csv"))}
+    want = ", ".join(summ.get(("fwd-rss-1w", i), {}).get("ratio_testpmd", "?")
+                     for i in ("process", "thread"))
+    if cells[2] != want:
+        bad.append("bench.md: the rounds' ratios to testpmd %r, summary.csv's %r"
+                   % (cells[2], want))
 md = open(out + "/bench.md").read().splitlines()
 tables = 0
 for i, line in enumerate(md):

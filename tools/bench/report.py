@@ -175,6 +175,14 @@ def scale_pair(model):
     return "%s: 2 workers/1 worker" % model
 
 
+# one build against a reference program, in alternating windows: the engine's rate over the
+# reference's, rows under the engine's configuration
+
+
+def ref_pair(model, ref):
+    return "%s/%s" % (model, ref)
+
+
 # how often an engine's threads must give up their CPU, a second, in both builds, for its
 # configuration to run again with ring_size given: a lcore on a CPU of its own is taken off
 # it a few hundred times a second at most (timer ticks, the host's own work); one that shares
@@ -471,6 +479,7 @@ def markdown(s, cases, refs, meta):
              "shared and not in VmRSS.")
     L.append("")
     L += scaling_text(s, cases, meta.get("scaling", []), meta.get("alt_rows", []), meta)
+    L += ref_side_text(s, cases, meta.get("ref_side", []), meta.get("alt_rows", []), meta)
     fs = [c for c in cases if c.get("fs")]
     if fs:
         L.append("## False sharing: per-worker counters on shared cache lines")
@@ -656,6 +665,14 @@ def slow_text(s, cases):
     return L
 
 
+def _starts_text(meta):
+    """How many alternating starts of how many windows each ran side by side."""
+    n = meta.get("alternate") if meta else 0
+    if not n:
+        return "none in this run"
+    return "%d start%s of %d windows each" % (n, "" if n == 1 else "s", meta["windows"])
+
+
 def _side_cell(a):
     """A cell of the side-by-side scaling: the median over starts, then each start."""
     if a is None:
@@ -664,6 +681,38 @@ def _side_cell(a):
         return "n/a (%d failed)" % a["errors"]
     return "%.2f (%s%s)" % (a["median"], ", ".join("%.2f" % x for x in a["starts"]),
                             "; %d failed" % a["errors"] if a["errors"] else "")
+
+
+def ref_side_text(s, cases, pairs, alt_rows, meta):
+    """Against the references, side by side: for each (configuration, reference) of @pairs
+    that ran in alternating windows (@alt_rows, pairs ref_pair()), each build's rate over the
+    reference's, next to the same ratio from the rounds."""
+    ran = {c["name"]: c for c in cases if not c.get("na")}
+    side = {(r["case"], r["pair"]) for r in alt_rows}
+    models = ("process", "thread")
+    L = []
+    for cn, ref in pairs:
+        if cn not in ran or not any((cn, ref_pair(m, ref)) in side for m in models):
+            continue
+        if not L:
+            L += ["## Against the references, side by side", "",
+                  "| configuration | traffic | reference | process × reference, side by side "
+                  "| thread × reference, side by side | rounds: process, thread |",
+                  "|---|---|---|---|---|---|"]
+        cells = [_side_cell(alt_summary(alt_rows, cn, ref_pair(m, ref))) for m in models]
+        cells.append("%s, %s" % tuple(fmt_ratio(ratio(s.median(cn, m), s.median("ref", ref)))
+                                      for m in models))
+        L.append("| %s | %s | %s | %s |" % (ran[cn]["label"], ran[cn].get("traffic", "–"),
+                                             ref, " | ".join(cells)))
+    if L:
+        L += ["", "Side by side: the engine of one build and the reference program started "
+              "together on the same traffic and lcores and run in alternating windows as "
+              "the two builds are above (%s), so that both see the same host: the engine's "
+              "rate over the reference's, the median over the starts, and in brackets each "
+              "start's median window ratio. Rounds: the engine's median over the reference's "
+              "median, from runs minutes apart." % (
+                  _starts_text(meta)), ""]
+    return L
 
 
 def scaling_text(s, cases, pairs, alt_rows=(), meta=None):
@@ -695,8 +744,7 @@ def scaling_text(s, cases, pairs, alt_rows=(), meta=None):
               "the starts, and in brackets each start's median window ratio. In shape rss "
               "each worker has a CPU of its own; in the distributor the I/O lcore shares a "
               "CPU with worker 1 on a 2-CPU host." % (
-                  "%d starts of %d windows each" % (meta["alternate"], meta["windows"])
-                  if meta and meta.get("alternate") else "none in this run"), ""]
+                  _starts_text(meta)), ""]
     return L
 
 

@@ -280,9 +280,7 @@ def _hold(g, prim, sig):
         os.kill(prim.pid, sig)
 
 
-# An engine started for alternating windows waits stopped while the other starts, warms up
-# and runs: its primary must not take its workers for hung (stall_timeout_ms = 0), nor
-# give up on them.
+# the engine's keys in alternating windows (see mpe_program())
 ALT_KEYS = {"stall_timeout_ms": "0"}
 # a window is measured from this long after its engine continues
 ALT_SETTLE = 0.1
@@ -291,27 +289,44 @@ ALT_SETTLE = 0.1
 def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window,
                         settle=ALT_SETTLE):
     """The engines of @builds (two) started side by side on @case (one configuration, or a
-    list of one per build, on the same traffic), only one of them running at any time: each
-    is stopped (SIGSTOP) while the other runs, @windows windows of @window seconds each, in
-    the order A B, B A, A B, ... after a first turn of @warmup seconds each that is not
-    measured. A window starts @settle seconds after its engine continues. A slow
-    spell of the host then falls on neighbouring windows of both builds alike; what differs
-    between two starts of a program does not cancel out, so one call is one start of each.
-    Returns {"rates": [[sink pps of each window] per build], "switches": [[switches() per
-    second of each window] per build], "leak": the largest share of its own rate that an
-    engine transmitted while it was meant to be stopped (near 0 when every process of it
-    stopped), "restarts": worker restarts seen}."""
+    list of one per build, on the same traffic): run_side_by_side() of the two."""
     cases = case if isinstance(case, list) else [case] * len(builds)
-    cases = [dict(c, engine_keys=dict(c.get("engine_keys", {}), **ALT_KEYS)) for c in cases]
+    progs = [mpe_program(b, c, inputs, workdir) for b, c in zip(builds, cases)]
+    return run_side_by_side(progs, cases[0]["source"], workdir, warmup, windows, window,
+                            settle)
+
+
+def mpe_program(build, case, inputs, workdir):
+    """The engine of @build on @case as a program for run_side_by_side(). Started for
+    alternating windows, it waits stopped while the other program starts, warms up and runs:
+    its primary must not take its workers for hung (ALT_KEYS), nor give up on them."""
+    case = dict(case, engine_keys=dict(case.get("engine_keys", {}), **ALT_KEYS))
+    return {"tag": "%s (%s build, alternating windows)" % (case["name"], build["model"]),
+            "start": lambda g: _start_engine(g, build, case, inputs, workdir), "mpe": True}
+
+
+def run_side_by_side(progs, source, workdir, warmup, windows, window, settle=ALT_SETTLE):
+    """The programs @progs (two: each {"tag", "start": f(Group) -> its first process's Popen,
+    once it forwards, "mpe": whether it is the engine}) started side by side on the same
+    traffic @source, only one of them running at any time: each is stopped (SIGSTOP) while
+    the other runs, @windows windows of @window seconds each, in the order A B, B A, A B, ...
+    after a first turn of @warmup seconds each that is not measured. A window starts @settle
+    seconds after its program continues. A slow spell of the host then falls on
+    neighbouring windows of both alike; what differs between two starts of a program does
+    not cancel out, so one call is one start of each.
+    Returns {"rates": [[sink pps of each window] per program], "switches": [[switches() per
+    second of each window] per program], "leak": the largest share of its own rate that a
+    program transmitted while it was meant to be stopped (near 0 when every process of it
+    stopped), "restarts": engine worker restarts seen}."""
     engines = []
     try:
-        for b, c in zip(builds, cases):
-            g = Group(workdir, "%s (%s build, alternating windows)" % (c["name"], b["model"]))
+        for pr in progs:
+            g = Group(workdir, pr["tag"])
             engines.append([g, None, None, None])
-            prim = _start_engine(g, b, c, inputs, workdir)
+            prim = pr["start"](g)
             engines[-1][1:3] = [prim, Telemetry(g.prefix)]
             _hold(g, prim, signal.SIGSTOP)
-        ports = sink_ports(cases[0]["source"])
+        ports = sink_ports(source)
         rates = [[] for _ in engines]
         switched = [[] for _ in engines]  # switches() per second, window by window
         rate = [0.0 for _ in engines]  # its latest rate: the warm-up's, then its last window's
@@ -350,10 +365,11 @@ def run_mpe_alternating(builds, case, inputs, workdir, warmup, windows, window,
                 s1["stopped"] = time.monotonic()
                 engines[i][3] = s1
         restarts = 0
-        for g, prim, tel, _ in engines:
+        for (g, prim, tel, _), pr in zip(engines, progs):
             _hold(g, prim, signal.SIGCONT)
             g.check_alive()
-            restarts += sum(w.get("restarts", 0) for w in tel.workers().values())
+            if pr["mpe"]:
+                restarts += sum(w.get("restarts", 0) for w in tel.workers().values())
             tel.close()
             g.stop(30)
         return {"rates": rates, "switches": switched, "leak": leak, "restarts": restarts}
@@ -380,79 +396,101 @@ def _measure_reference(g, source, roles, warmup, duration):
     g.stop(10)
     return res
 
-def run_testpmd(mode, cores, source, inputs, workdir, warmup, duration):
-    g = Group(workdir, "testpmd %s, %d cores" % (mode, cores))
-    try:
-        lcores = ",".join(["0@%d" % cpu(1)] + ["%d@%d" % (c + 2, cpu(c)) for c in range(cores)])
-        argv = [shutil.which("dpdk-testpmd") or "dpdk-testpmd"]
-        argv += g.eal(lcores, vdevs_of(source, inputs))
-        argv += ["--", "--forward-mode=%s" % mode, "--nb-cores=%d" % cores,
-                 "--rxq=%d" % cores, "--txq=%d" % cores, "--no-mlockall",
-                 "--total-num-mbufs=16384", "--auto-start"]
-        # without -i it forwards until stdin gives it a line: a pipe never written to
-        p = g.start("testpmd", argv, stdin=subprocess.PIPE)
-        g.wait_log(p, "Press enter to exit", 60)
-        return _measure_reference(g, source, [("testpmd", p.pid)], warmup, duration)
-    finally:
-        g.close()
+def _start_testpmd(g, mode, cores, source, inputs):
+    lcores = ",".join(["0@%d" % cpu(1)] + ["%d@%d" % (c + 2, cpu(c)) for c in range(cores)])
+    argv = [shutil.which("dpdk-testpmd") or "dpdk-testpmd"]
+    argv += g.eal(lcores, vdevs_of(source, inputs))
+    argv += ["--", "--forward-mode=%s" % mode, "--nb-cores=%d" % cores,
+             "--rxq=%d" % cores, "--txq=%d" % cores, "--no-mlockall",
+             "--total-num-mbufs=16384", "--auto-start"]
+    # without -i it forwards until stdin gives it a line: a pipe never written to
+    p = g.start("testpmd", argv, stdin=subprocess.PIPE)
+    g.wait_log(p, "Press enter to exit", 60)
+    return [("testpmd", p.pid)]
 
 
-def run_symmetric_mp(ex, nprocs, inputs, workdir, warmup, duration):
+def _start_symmetric_mp(g, ex, nprocs):
     """DPDK's symmetric_mp: process k polls queue k of both ports (net_null: its datapath
     works in secondaries)."""
-    g = Group(workdir, "symmetric_mp, %d processes" % nprocs)
-    try:
-        procs = []
-        for k in range(nprocs):
-            argv = [ex["symmetric_mp"]]
-            argv += g.eal("%d@%d" % (k + 2, cpu(k)), null_vdevs() if k == 0 else [],
-                          secondary=k > 0)
-            if k == 0:
-                argv.append("--proc-type=primary")
-            argv += ["--", "-p", "3", "--num-procs=%d" % nprocs, "--proc-id=%d" % k]
-            p = g.start("proc%d" % k, argv)
-            g.wait_log(p, "using queue", 60)
-            procs.append(("proc %d" % k, p.pid))
-        return _measure_reference(g, "null", procs, warmup, duration)
-    finally:
-        g.close()
+    procs = []
+    for k in range(nprocs):
+        argv = [ex["symmetric_mp"]]
+        argv += g.eal("%d@%d" % (k + 2, cpu(k)), null_vdevs() if k == 0 else [],
+                      secondary=k > 0)
+        if k == 0:
+            argv.append("--proc-type=primary")
+        argv += ["--", "-p", "3", "--num-procs=%d" % nprocs, "--proc-id=%d" % k]
+        p = g.start("proc%d" % k, argv)
+        g.wait_log(p, "using queue", 60)
+        procs.append(("proc %d" % k, p.pid))
+    return procs
 
 
-def run_client_server_mp(ex, nclients, inputs, workdir, warmup, duration):
+def _start_client_server_mp(g, ex, nclients):
     """DPDK's client_server_mp: the server (primary) receives and hands packets round robin
     to client processes over rings; each client transmits itself (net_null)."""
-    g = Group(workdir, "client_server_mp, %d clients" % nclients)
-    try:
-        argv = [ex["mp_server"]] + g.eal("0@%d" % cpu(1), null_vdevs())
-        argv += ["--", "-p", "3", "-n", str(nclients)]
-        srv = g.start("server", argv)
-        g.wait_log(srv, "Finished Process Init", 60)
-        roles = [("server", srv.pid)]
-        for c in range(nclients):
-            argv = [ex["mp_client"]] + g.eal("%d@%d" % (c + 2, cpu(c)), [], secondary=True)
-            argv += ["--", "-n", str(c)]
-            p = g.start("client%d" % c, argv)
-            g.wait_log(p, "Finished Process Init", 60)
-            roles.append(("client %d" % c, p.pid))
-        return _measure_reference(g, "null", roles, warmup, duration)
-    finally:
-        g.close()
+    argv = [ex["mp_server"]] + g.eal("0@%d" % cpu(1), null_vdevs())
+    argv += ["--", "-p", "3", "-n", str(nclients)]
+    srv = g.start("server", argv)
+    g.wait_log(srv, "Finished Process Init", 60)
+    roles = [("server", srv.pid)]
+    for c in range(nclients):
+        argv = [ex["mp_client"]] + g.eal("%d@%d" % (c + 2, cpu(c)), [], secondary=True)
+        argv += ["--", "-n", str(c)]
+        p = g.start("client%d" % c, argv)
+        g.wait_log(p, "Finished Process Init", 60)
+        roles.append(("client %d" % c, p.pid))
+    return roles
 
 
-def run_l3fwd_acl(ex, inputs, workdir, warmup, duration):
+def _start_l3fwd_acl(g, ex, inputs):
     """l3fwd --lookup=acl on the looping capture, one lcore polling port 0. That lcore is
     its main lcore too: l3fwd opens a transmit queue per lcore and net_pcap has one."""
-    g = Group(workdir, "l3fwd --lookup=acl")
+    argv = [ex["l3fwd"]] + g.eal("2@%d" % cpu(0), pcap_vdevs(inputs["pcap"]))
+    argv += ["--", "-p", "0x3", "-P", "--config=(0,0,2)", "--lookup=acl",
+             "--rule_ipv4=%s" % inputs["l3fwd_rules4"],
+             "--rule_ipv6=%s" % inputs["l3fwd_rules6"], "--parse-ptype"]
+    p = g.start("l3fwd", argv)
+    g.wait_log(p, "entering main loop on lcore", 60)
+    return [("l3fwd", p.pid)]
+
+
+def reference_start(ref, ex, inputs):
+    """How reference @ref (an entry of mpe-bench's REFS that forwards) starts: f(Group) ->
+    [(role, pid)] of its processes, the first one its primary, once it forwards."""
+    k = ref["kind"]
+    if k == "testpmd":
+        return lambda g: _start_testpmd(g, ref["mode"], ref["cores"], ref["source"], inputs)
+    if ex is None:
+        raise BenchError("DPDK's examples are not built")
+    if k == "symmetric_mp":
+        return lambda g: _start_symmetric_mp(g, ex, ref["n"])
+    if k == "client_server_mp":
+        return lambda g: _start_client_server_mp(g, ex, ref["n"])
+    if k == "l3fwd":
+        return lambda g: _start_l3fwd_acl(g, ex, inputs)
+    raise BenchError("reference %s does not forward packets" % ref["name"])
+
+
+def run_reference(ref, ex, inputs, workdir, warmup, duration):
+    """One run of forwarding reference @ref: its rate and the memory of its processes."""
+    start = reference_start(ref, ex, inputs)
+    g = Group(workdir, ref["name"])
     try:
-        argv = [ex["l3fwd"]] + g.eal("2@%d" % cpu(0), pcap_vdevs(inputs["pcap"]))
-        argv += ["--", "-p", "0x3", "-P", "--config=(0,0,2)", "--lookup=acl",
-                 "--rule_ipv4=%s" % inputs["l3fwd_rules4"],
-                 "--rule_ipv6=%s" % inputs["l3fwd_rules6"], "--parse-ptype"]
-        p = g.start("l3fwd", argv)
-        g.wait_log(p, "entering main loop on lcore", 60)
-        return _measure_reference(g, "pcap", [("l3fwd", p.pid)], warmup, duration)
+        return _measure_reference(g, ref["source"], start(g), warmup, duration)
     finally:
         g.close()
+
+
+def reference_program(ref, ex, inputs):
+    """Reference @ref as a program for run_side_by_side()."""
+    start = reference_start(ref, ex, inputs)
+
+    def go(g):
+        roles = start(g)
+        g.extra |= {pid for _, pid in roles[1:]}
+        return next(p for _, p in g.procs if p.pid == roles[0][1])
+    return {"tag": "%s (alternating windows)" % ref["name"], "start": go, "mpe": False}
 
 
 def run_test_acl(inputs, workdir, iters):
