@@ -179,6 +179,83 @@ parse_app_args(int argc, char **argv, struct app_opts *o, struct mpe_primary *p)
 /* EAL options every worker process needs too, so that it sees the same memory and devices.
  * They are passed on as written, so they must be written in full: the EAL also takes a
  * prefix of a long option ("--no-p"), which this scan would miss. */
+/* @val is one of the "|"-separated words of @list. */
+static int
+word_in(const char *list, const char *val)
+{
+	size_t vl = strlen(val);
+
+	while (vl > 0 && list != NULL) {
+		if (strncmp(list, val, vl) == 0 && (list[vl] == '|' || list[vl] == '\0'))
+			return 1;
+		list = strchr(list, '|');
+		if (list != NULL)
+			list++;
+	}
+	return 0;
+}
+
+/* EAL options the engine cannot run with. Worker processes attach to the primary's hugepage
+ * files and runtime directory; without them they fail much later, with errors that name
+ * other causes. Returns 0, or -EINVAL after saying which option and why. */
+static int
+refuse_eal_args(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		const char *allowed; /* values that are fine, "|"-separated */
+		int takes_next;      /* "--name VALUE" as well as "--name=VALUE" */
+		const char *why;
+	} refused[] = {
+		{"--in-memory", NULL, 0, "it keeps no hugepage files and no runtime directory, "
+		 "and worker processes attach to both"},
+		{"--no-shconf", NULL, 0, "it shares no configuration with other processes, and "
+		 "worker processes attach to it"},
+		{"--huge-unlink", "existing|never", 0, "it removes the hugepage files that worker "
+		 "processes map (=existing and =never keep them)"},
+		{"--no-huge", NULL, 0, "worker processes map the primary's memory from hugepage "
+		 "files"},
+		{"--proc-type", "primary|auto", 1, "mpe-primary is the primary process; worker "
+		 "processes are mpe-secondary"},
+	};
+	/* long EAL options that begin like one of the above: not abbreviations of it */
+	static const char *const others[] = {"--huge-dir", "--huge-worker-stack", "--no-hpet",
+					     "--no-pci", "--no-telemetry"};
+	int i;
+	unsigned int k, j;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *a = argv[i], *val = NULL;
+		size_t alen = strcspn(a, "=");
+		int other = 0;
+
+		if (strncmp(a, "--", 2) != 0 || alen < 4)
+			continue;
+		for (j = 0; j < RTE_DIM(others); j++)
+			other |= alen <= strlen(others[j]) && strncmp(a, others[j], alen) == 0;
+		for (k = 0; k < RTE_DIM(refused); k++) {
+			const char *o = refused[k].name;
+
+			/* the EAL takes unambiguous abbreviations of its long options */
+			if (alen > strlen(o) || strncmp(a, o, alen) != 0 ||
+			    (alen < strlen(o) && other))
+				continue;
+			if (a[alen] == '=')
+				val = a + alen + 1;
+			else if (refused[k].takes_next && i + 1 < argc)
+				val = argv[i + 1];
+			if (refused[k].allowed != NULL && val != NULL &&
+			    word_in(refused[k].allowed, val))
+				break;
+			fprintf(stderr, "mpe-primary: EAL option '%s%s%s' cannot be used: %s\n", a,
+				val != NULL && a[alen] != '=' ? " " : "",
+				val != NULL && a[alen] != '=' ? val : "", refused[k].why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int
 collect_fwd_args(struct mpe_primary *p, int argc, char **argv)
 {
@@ -810,7 +887,7 @@ main(int argc, char **argv)
 		return 1;
 	if (o.print_config)
 		mpe_config_dump(conf, stdout);
-	if (collect_fwd_args(p, sep, argv) < 0)
+	if (refuse_eal_args(sep, argv) < 0 || collect_fwd_args(p, sep, argv) < 0)
 		return 1;
 
 	signal(SIGINT, on_signal);
@@ -821,7 +898,8 @@ main(int argc, char **argv)
 
 	rc = rte_eal_init(sep, argv);
 	if (rc < 0)
-		rte_exit(EXIT_FAILURE, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		rte_exit(EXIT_FAILURE, "EAL initialisation failed: %s\n", rte_errno != 0 ?
+			 rte_strerror(rte_errno) : "see the EAL's messages above");
 	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	/* the prefix as the EAL took it, however it was written: the workers get the same */
 	{

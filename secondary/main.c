@@ -80,7 +80,7 @@ parse_worker_id(int argc, char **argv, int *log_fd)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "w:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":w:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			if (mpe_parse_uint(optarg, 0, MPE_MAX_WORKERS - 1, &id) < 0)
@@ -98,10 +98,15 @@ parse_worker_id(int argc, char **argv, int *log_fd)
 			       "  --log-fd FD  where to log once stdout, a pipe to the primary, "
 			       "breaks\n");
 			exit(0);
+		case ':':
+			refuse("%s needs a value", argv[optind - 1]);
+			break;
 		default:
 			refuse("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (optind < argc)
+		refuse("unexpected argument '%s'", argv[optind]);
 	if (id == UINT64_MAX)
 		refuse("no worker number: give -- --worker N");
 	return (unsigned int)id;

@@ -142,6 +142,15 @@ cmdlines=(
 	"no --|-c $ini|no engine options: give \[EAL args\] -- -c FILE"
 	"EAL option abbreviated|--no-p -- -c $ini|'--no-p': write the EAL option --no-pci in full"
 	"EAL option abbreviated, with a value|--file-pre=x -- -c $ini|'--file-pre=x': write the EAL option --file-prefix in full"
+	# EAL options that leave worker processes nothing to attach to
+	"--in-memory|--in-memory -- -c $ini|EAL option '--in-memory' cannot be used: it keeps no hugepage files"
+	"--in-memory abbreviated|--in-mem -- -c $ini|EAL option '--in-mem' cannot be used: it keeps no hugepage files"
+	"--no-shconf|--no-shconf -- -c $ini|EAL option '--no-shconf' cannot be used: it shares no configuration"
+	"--huge-unlink|--huge-unlink -- -c $ini|EAL option '--huge-unlink' cannot be used: it removes the hugepage files"
+	"--huge-unlink=always|--huge-unlink=always -- -c $ini|EAL option '--huge-unlink=always' cannot be used"
+	"--no-huge|--no-huge -- -c $ini|EAL option '--no-huge' cannot be used: worker processes map"
+	"--proc-type secondary|--proc-type secondary -- -c $ini|EAL option '--proc-type secondary' cannot be used: mpe-primary is the primary process"
+	"--proc-type=secondary|--proc-type=secondary -- -c $ini|EAL option '--proc-type=secondary' cannot be used"
 )
 for c in "${cmdlines[@]}"; do
 	IFS='|' read -r name args want <<< "$c"
@@ -156,6 +165,24 @@ for c in "${cmdlines[@]}"; do
 		cat "$log"
 	fi
 	assert_clean "command line, $name: nothing left behind"
+done
+
+# the forms of those options that keep the hugepage files, and the primary's own process
+# type, are taken: the engine starts
+for args in "--huge-unlink=never" "--huge-unlink=existing" "--proc-type=primary" \
+	"--proc-type auto"; do
+	read -ra argv <<< "$args"
+	log=$TMP/eal_ok.log
+	start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 "${argv[@]}" \
+		-- -c "$ini"
+	if wait_for "$log" "running:" 20; then
+		ok "EAL option $args: the engine runs"
+	else
+		not_ok "EAL option $args: the engine does not run"
+		tail -5 "$log"
+	fi
+	stop_primary 20 || true
+	assert_clean "EAL option $args: nothing left behind"
 done
 
 # --- 4. io_lcore 1 not among the EAL's lcores
@@ -193,6 +220,9 @@ bad=(
 	"--worker 5|-- --worker 5|worker 5: not configured \(the engine has 2 workers\)"
 	"no --worker||no worker number: give -- --worker N"
 	"unknown option|-- --worker 0 --frobnicate|unknown option '--frobnicate'"
+	"--worker without a number|-- --worker|--worker needs a value"
+	"--log-fd without a descriptor|-- --worker 0 --log-fd|--log-fd needs a value"
+	"stray argument|-- --worker 0 extra|unexpected argument 'extra'"
 )
 for c in "${bad[@]}"; do
 	IFS='|' read -r name args want <<< "$c"
