@@ -232,6 +232,13 @@ scan_text(struct parser *p, FILE *f)
 			report(p, line, NULL, "NUL byte in the line");
 			continue;
 		}
+		if (line == 1 && strncmp(buf, "\xef\xbb\xbf", 3) == 0) {
+			/* what some editors write first; DPDK's INI reader takes it for text */
+			report(p, line, NULL, "the file begins with a UTF-8 byte order mark: save it "
+			       "without one");
+			free(buf);
+			return -EINVAL;
+		}
 		if (len > LINE_MAX_LEN + 1 || (len == LINE_MAX_LEN + 1 && buf[len - 1] != '\n')) {
 			report(p, line, NULL, "line longer than %d characters", LINE_MAX_LEN);
 			continue;
@@ -312,17 +319,22 @@ parse_stages(struct parser *p, int line, const char *value, struct mpe_worker_co
 
 	w->nb_stages = 0;
 	while (*s != '\0') {
-		size_t len;
+		size_t len, end;
 		int idx;
 
-		while (*s == ',' || isspace((unsigned char)*s))
+		while (isspace((unsigned char)*s))
 			s++;
-		if (*s == '\0')
-			break;
-		len = strcspn(s, ", \t");
-		idx = mpe_stage_find(s, len);
+		len = strcspn(s, ",");
+		for (end = len; end > 0 && isspace((unsigned char)s[end - 1]); end--)
+			;
+		if (end == 0) {
+			/* "a,,b", ",a", "a," : a stage left out, or one comma too many */
+			report(p, line, "stages", "an empty item in the list '%s'", value);
+			return -EINVAL;
+		}
+		idx = mpe_stage_find(s, end);
 		if (idx < 0) {
-			report(p, line, "stages", "unknown stage '%.*s' (known: %s)", (int)len, s,
+			report(p, line, "stages", "unknown stage '%.*s' (known: %s)", (int)end, s,
 			       mpe_stage_list());
 			bad = 1;
 		} else if (w->nb_stages == MPE_MAX_STAGES) {
@@ -332,6 +344,10 @@ parse_stages(struct parser *p, int line, const char *value, struct mpe_worker_co
 			w->stages[w->nb_stages++] = (uint8_t)idx;
 		}
 		s += len;
+		if (*s == ',' && *++s == '\0') {
+			report(p, line, "stages", "an empty item in the list '%s'", value);
+			return -EINVAL;
+		}
 	}
 	if (!bad && w->nb_stages == 0) {
 		report(p, line, "stages", "empty list");
@@ -732,6 +748,15 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 			report(p, loc_line(p, sect, "rx_queues"), "rx_queues",
 			       "%u, but with rx = workers the pipeline's first worker polls one "
 			       "queue of each port", pc->rx_queues);
+	}
+	for (i = 0; i < c->nb_ports && !c->ports[i].rx; i++)
+		;
+	if (c->nb_ports > 0 && i == c->nb_ports) {
+		char sect[16];
+
+		snprintf(sect, sizeof(sect), "port %u", c->nb_ports - 1);
+		report(p, loc_line(p, sect, "rx"), "rx",
+		       "off on every port: the engine would receive nothing (let a port receive)");
 	}
 	if (c->nb_workers > 0 && fwd == 0 && p->errors == 0)
 		report(p, 0, "stages", "no worker runs the 'fwd' stage: nothing would route "

@@ -167,7 +167,8 @@ static const struct key_row key_rows[] = {
 	{IN_PORT, "peer", K_UINT, 0, MPE_MAX_PORTS - 1, 1, 0, PORT_F(peer), "0x0", 0, ""},
 	{IN_PORT, "rx_queues", K_UINT, 1, MPE_MAX_QUEUES, 1, 1, PORT_F(rx_queues), "4", 4,
 	 MANY_MBUFS},
-	{IN_PORT, "rx", K_BOOL, 0, 1, 1, 1, PORT_F(rx), NULL, 0, ""},
+	/* a second port receives, so that rx = off on port 0 leaves the engine a receiver */
+	{IN_PORT, "rx", K_BOOL, 0, 1, 1, 1, PORT_F(rx), NULL, 0, "[port 1]\ndevice = net_null1\n"},
 	/* io_lcore moved away so that lcore 1 is free */
 	{IN_WORKER, "lcore", K_UINT, 1, RTE_MAX_LCORE - 1, 1, 1, WRK_F(lcore), "3", 3,
 	 "io_lcore = 60\n"},
@@ -824,12 +825,25 @@ static const struct cfg_case cases[] = {
 	 P0 "[worker 0]\nlcore = 2\nstages = fwd,fwdx,fw\n", 2,
 	 {"@:5: stages: unknown stage 'fwdx'", "@:5: stages: unknown stage 'fw'"}, NULL},
 	{"empty stage list (only separators)",
-	 P0 W0 "[worker 1]\nlcore = 3\nstages = , ,\n", 1, {"@:7: stages: empty list"}, NULL},
+	 P0 W0 "[worker 1]\nlcore = 3\nstages = , ,\n", 1,
+	 {"@:7: stages: an empty item in the list ', ,'"}, NULL},
+	{"a stage left out between commas",
+	 P0 "[worker 0]\nlcore = 2\nstages = fwd,,fwd\n", 1,
+	 {"@:5: stages: an empty item in the list 'fwd,,fwd'"}, NULL},
+	{"a comma after the last stage",
+	 P0 "[worker 0]\nlcore = 2\nstages = fwd ,\n", 1,
+	 {"@:5: stages: an empty item in the list 'fwd ,'"}, NULL},
+	{"no port receives",
+	 "[port 0]\ndevice = net_null0\nrx = off\n[port 1]\ndevice = net_null1\nrx = off\n"
+	 "[worker 0]\nlcore = 2\n", 1,
+	 {"@:6: rx: off on every port: the engine would receive nothing"}, NULL},
 	{"9 stages", P0 "[worker 0]\nlcore = 2\nstages = fwd,fwd,fwd,fwd,fwd,fwd,fwd,fwd,fwd\n", 1,
 	 {"@:5: stages: more than 8 stages"}, NULL},
 
 	/* ---- files ---- */
 	{"missing file", NULL, 1, {"@: cannot open: No such file or directory"}, NULL},
+	{"a UTF-8 byte order mark first", "\xef\xbb\xbf" P0 W0, 1,
+	 {"@:1: the file begins with a UTF-8 byte order mark: save it without one"}, NULL},
 	{"empty file", "", 2,
 	 {"@: no [port 0] section: at least one port is needed",
 	  "@: no [worker 0] section: at least one worker is needed"}, NULL},
