@@ -184,10 +184,25 @@ mpe_inspect_reload(const char *file, FILE *err, uint32_t *generation, uint32_t *
 {
 	struct mpe_primary *p = insp.p;
 	struct mpe_ruleset *old, *rs;
+	char joined[MPE_PATH_LEN];
 	int rc = 0;
 
 	if (p == NULL || p->shm == NULL)
 		return -ENODEV;
+	if (file != NULL && file[0] != '\0' && file[0] != '/') {
+		/* relative: from the configuration file's directory, as its rules key */
+		const char *cpath = p->shm->conf.path, *slash = strrchr(cpath, '/');
+		int n = slash == NULL ? snprintf(joined, sizeof(joined), "%s", file) :
+			snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - cpath), cpath,
+				 file);
+
+		if (n < 0 || (size_t)n >= sizeof(joined)) {
+			fprintf(err, "%.40s...: a path of %d characters once joined to the "
+				"configuration's directory: at most %d\n", file, n, MPE_PATH_LEN - 1);
+			return -ENAMETOOLONG;
+		}
+		file = joined;
+	}
 	if (file != NULL && strlen(file) >= MPE_PATH_LEN) {
 		/* a rule set keeps its file's path, for the next reload */
 		fprintf(err, "%.40s...: a path of %zu characters: at most %d\n", file, strlen(file),

@@ -138,6 +138,13 @@ check "the engine's log has them whole" \
 	grep -q "rules reload refused: $ldir/bad.rules:2: action: unknown" "$log"
 refused=$((refused + 1))
 
+# a relative path: from the configuration file's directory, as its rules key
+r=$(tel "/mpe/reload,a.rules")
+got=$(echo "$r" | jq_py 'd["ok"], d["generation"], d["file"]')
+check "a relative path is taken from the configuration's directory: $got" \
+	[ "$got" = "1 $((last_gen + 1)) $TMP/a.rules" ]
+last_gen=$((last_gen + 1))
+
 kill -HUP "$PRIMARY_PID"
 check "SIGHUP reloads the file in force as the next generation" \
 	wait_for "$log" "in force as generation $((last_gen + 1))" 10
