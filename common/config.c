@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cfgfile.h>
 #include <rte_common.h>
@@ -888,6 +889,11 @@ validate_inspection(struct parser *p, struct mpe_conf *c)
 	}
 	if (resolve_rules(p, c, line) < 0)
 		return;
+	if (access(c->rules, R_OK) != 0) {
+		/* said here with the line that names the file: it may be a relative path */
+		report(p, line, "rules", "%s: %s", c->rules, strerror(errno));
+		return;
+	}
 	r = mpe_rules_load(c->rules, p->err);
 	if (r == NULL) { /* each problem already reported as "rules-file[:line]: reason" */
 		p->errors++;

@@ -124,6 +124,13 @@ struct app_opts {
 };
 
 static int
+twice(const char *option)
+{
+	fprintf(stderr, "mpe-primary: %s given twice\n", option);
+	return -EINVAL;
+}
+
+static int
 parse_app_args(int argc, char **argv, struct app_opts *o, struct mpe_primary *p)
 {
 	static const struct option longopts[] = {
@@ -141,10 +148,18 @@ parse_app_args(int argc, char **argv, struct app_opts *o, struct mpe_primary *p)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': o->config = optarg; break;
+		case 'c':
+			if (o->config != NULL)
+				return twice("-c/--config");
+			o->config = optarg;
+			break;
+		case 's':
+			if (p->secondary_path != NULL)
+				return twice("--secondary");
+			p->secondary_path = optarg;
+			break;
 		case 'k': o->check = 1; break;
 		case 'n': p->no_spawn = 1; break;
-		case 's': p->secondary_path = optarg; break;
 		case 'P': o->print_config = 1; break;
 		case 'i':
 			if (mpe_parse_uint(optarg, 1, 86400000, &v) < 0) {

@@ -83,11 +83,15 @@ parse_worker_id(int argc, char **argv, int *log_fd)
 	while ((c = getopt_long(argc, argv, ":w:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
+			if (id != UINT64_MAX)
+				refuse("--worker given twice");
 			if (mpe_parse_uint(optarg, 0, MPE_MAX_WORKERS - 1, &id) < 0)
 				refuse("--worker: '%s' is not a worker number between 0 and %d",
 				       optarg, MPE_MAX_WORKERS - 1);
 			break;
 		case 'l':
+			if (*log_fd >= 0)
+				refuse("--log-fd given twice");
 			if (mpe_parse_uint(optarg, 3, 1023, &fd) < 0 || fcntl((int)fd, F_GETFD) < 0)
 				refuse("--log-fd: '%s' is not an open descriptor above 2", optarg);
 			*log_fd = (int)fd;

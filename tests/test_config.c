@@ -1347,7 +1347,7 @@ static const struct insp_case insp_cases[] = {
 	{"flow_full takes drop or pass", "flow_full = maybe\n", "parse, flow, fwd", 0, 1,
 	 {"flow_full: 'maybe' is not drop or pass"}},
 	{"a rules file that does not exist", "rules = /nonexistent/mpe.rules\n", "parse, acl, fwd",
-	 0, 1, {"/nonexistent/mpe.rules: No such file"}},
+	 0, 1, {"rules: /nonexistent/mpe.rules: No such file"}},
 	{"mirror_port must be a configured port", "mirror_port = 5\n", "fwd", 0, 1,
 	 {"mirror_port: port 5 is not configured"}},
 	{"mirror_port must not be the peer of a receiving port", "mirror_port = 1\n", "fwd", 0, 1,

@@ -139,6 +139,7 @@ cmdlines=(
 	"no -c|-- --idle-exit 100|no configuration: give -c FILE"
 	"-c without a file|-- -c|-c needs a value"
 	"stray argument|-- -c $ini extra|unexpected argument 'extra'"
+	"-c twice|-- -c $ini --config=$ini|-c/--config given twice"
 	"no --|-c $ini|no engine options: give \[EAL args\] -- -c FILE"
 	"EAL option abbreviated|--no-p -- -c $ini|'--no-p': write the EAL option --no-pci in full"
 	"EAL option abbreviated, with a value|--file-pre=x -- -c $ini|'--file-pre=x': write the EAL option --file-prefix in full"
@@ -223,6 +224,7 @@ bad=(
 	"--worker without a number|-- --worker|--worker needs a value"
 	"--log-fd without a descriptor|-- --worker 0 --log-fd|--log-fd needs a value"
 	"stray argument|-- --worker 0 extra|unexpected argument 'extra'"
+	"--worker twice|-- --worker 0 --worker 1|--worker given twice"
 )
 for c in "${bad[@]}"; do
 	IFS='|' read -r name args want <<< "$c"
