@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +36,25 @@
 volatile sig_atomic_t mpe_dump_requested;
 
 static uint32_t dump_seq; /* files written by this primary, to keep names unique */
+
+/* The newest MPE_DUMP_KEEP dumps stay; writing one more removes the oldest, so that asking
+ * for dumps in a loop cannot fill the runtime directory's file system. */
+static struct {
+	pthread_mutex_t lock;
+	char path[MPE_DUMP_KEEP][PATH_MAX];
+	unsigned int next;
+} kept = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void
+keep(const char *path)
+{
+	pthread_mutex_lock(&kept.lock);
+	if (kept.path[kept.next][0] != '\0')
+		unlink(kept.path[kept.next]);
+	snprintf(kept.path[kept.next], sizeof(kept.path[0]), "%s", path);
+	kept.next = (kept.next + 1) % MPE_DUMP_KEEP;
+	pthread_mutex_unlock(&kept.lock);
+}
 
 static const char *const run_states[] = {"init", "active", "drain", "stop"};
 
@@ -365,6 +385,7 @@ mpe_dump_write(const struct mpe_primary *p, char *path, size_t size)
 		unlink(path);
 		return n;
 	}
+	keep(path);
 	return 0;
 }
 

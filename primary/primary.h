@@ -111,6 +111,8 @@ const struct mpe_flow_table *mpe_inspect_flows(unsigned int worker);
 unsigned int mpe_inspect_files(const struct mpe_inspect_file **files);
 void mpe_inspect_counts(uint64_t *reloads, uint64_t *errors, unsigned int *retired);
 
+/* how many dump files the runtime directory keeps, the newest: one more removes the oldest */
+#define MPE_DUMP_KEEP 16
 /* dump.c: the engine's state as text, into a new file <runtime dir>/mpe-dump-<time>-<seq>.txt
  * whose path goes into @path. Reads shared memory only, never waits for a worker; 0 or -errno.
  * Any thread of the primary, until teardown begins. */

@@ -120,6 +120,14 @@ if [ "$MODEL" = process ]; then
 	kill -CONT "$w0"
 fi
 
+# dumps asked for in a loop: the runtime directory keeps the newest 16, the oldest go
+for ((i = 0; i < 20; i++)); do
+	last=$(tel_dump)
+done
+n=$(ls "$RUNDIR" | grep -c '^mpe-dump-.*\.txt$' || true)
+check "20 more dumps: the newest 16 kept ($n files), the last there, the first gone" \
+	cond '[ "$n" = 16 ] && in_rundir "$last" && [ ! -e "$t" ]'
+
 rc=0; stop_primary 30 || rc=$?
 check "primary stops on SIGINT and exits 0 ($rc)" [ "$rc" = 0 ]
 assert_clean "nothing left behind (the dumps went with the runtime directory)"
