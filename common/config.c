@@ -813,23 +813,32 @@ mpe_config_mbufs_auto(uint64_t need)
 	return n <= MPE_MAX_MBUFS ? (uint32_t)n : 0;
 }
 
+int
+mpe_config_relative(const char *conf_path, const char *file, char *out, size_t size)
+{
+	const char *slash = strrchr(conf_path, '/');
+	int n;
+
+	if (file[0] == '/' || slash == NULL)
+		n = snprintf(out, size, "%s", file);
+	else
+		n = snprintf(out, size, "%.*s/%s", (int)(slash - conf_path), conf_path, file);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 /* The rules file, relative to the configuration file's directory unless absolute. */
 static int
 resolve_rules(struct parser *p, struct mpe_conf *c, int line)
 {
 	const char *slash = strrchr(c->path, '/');
 	char buf[MPE_PATH_LEN];
-	int n;
 
-	if (c->rules[0] == '/' || slash == NULL)
-		return 0;
-	n = snprintf(buf, sizeof(buf), "%.*s/%s", (int)(slash - c->path), c->path, c->rules);
-	if (n < 0 || (size_t)n >= sizeof(buf)) {
-		report(p, line, "rules", "path too long once joined to %.*s", (int)(slash - c->path),
-		       c->path);
+	if (mpe_config_relative(c->path, c->rules, buf, sizeof(buf)) < 0) {
+		report(p, line, "rules", "path too long once joined to %.*s",
+		       slash != NULL ? (int)(slash - c->path) : 0, c->path);
 		return -ENAMETOOLONG;
 	}
-	memcpy(c->rules, buf, (size_t)n + 1);
+	memcpy(c->rules, buf, strlen(buf) + 1);
 	return 0;
 }
 

@@ -201,6 +201,10 @@ mpe_config_port_txq(const struct mpe_conf *c, unsigned int i)
  * "file:line: key: reason". Returns 0, or the negative number of errors. */
 int mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err);
 
+/* @file as the configuration at @conf_path names it: a relative path is taken from the
+ * configuration file's directory. Into @out; 0, or -ENAMETOOLONG when it does not fit. */
+int mpe_config_relative(const char *conf_path, const char *file, char *out, size_t size);
+
 /* Defaults for every key, and no ports or workers. */
 void mpe_config_defaults(struct mpe_conf *conf);
 

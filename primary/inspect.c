@@ -192,13 +192,12 @@ mpe_inspect_reload(const char *file, FILE *err, uint32_t *generation, uint32_t *
 	if (file != NULL && file[0] != '\0' && file[0] != '/') {
 		/* relative: from the configuration file's directory, as its rules key */
 		const char *cpath = p->shm->conf.path, *slash = strrchr(cpath, '/');
-		int n = slash == NULL ? snprintf(joined, sizeof(joined), "%s", file) :
-			snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - cpath), cpath,
-				 file);
 
-		if (n < 0 || (size_t)n >= sizeof(joined)) {
-			fprintf(err, "%.40s...: a path of %d characters once joined to the "
-				"configuration's directory: at most %d\n", file, n, MPE_PATH_LEN - 1);
+		if (mpe_config_relative(cpath, file, joined, sizeof(joined)) < 0) {
+			fprintf(err, "%.40s...: a path of %zu characters once joined to the "
+				"configuration's directory: at most %d\n", file,
+				(slash != NULL ? (size_t)(slash - cpath) + 1 : 0) + strlen(file),
+				MPE_PATH_LEN - 1);
 			return -ENAMETOOLONG;
 		}
 		file = joined;

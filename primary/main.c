@@ -191,9 +191,6 @@ parse_app_args(int argc, char **argv, struct app_opts *o, struct mpe_primary *p)
 	return 0;
 }
 
-/* EAL options every worker process needs too, so that it sees the same memory and devices.
- * They are passed on as written, so they must be written in full: the EAL also takes a
- * prefix of a long option ("--no-p"), which this scan would miss. */
 /* @val is one of the "|"-separated words of @list. */
 static int
 word_in(const char *list, const char *val)
@@ -271,6 +268,9 @@ refuse_eal_args(int argc, char **argv)
 	return 0;
 }
 
+/* EAL options every worker process needs too, so that it sees the same memory and devices.
+ * They are passed on as written, so they must be written in full: the EAL also takes a
+ * prefix of a long option ("--no-p"), which this scan would miss. */
 static int
 collect_fwd_args(struct mpe_primary *p, int argc, char **argv)
 {
