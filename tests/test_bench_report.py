@@ -194,6 +194,30 @@ check(report.alt_summary(vs, "rss")["windows"] == 1,
 check(report.ref_side_text(ag, cs, [("rss", "tp")], [], {"alternate": 0}) == [],
       "against a reference: nothing ran side by side, no section")
 
+# pool size side by side: each build with its mbufs over itself on the default pool, the
+# median over starts and each start's, a failed window counted; a configuration that did
+# not run against the default pool is left out
+gp, gt = report.pool_pair("process"), report.pool_pair("thread")
+pool = [report.alt_row(1, "full", "given", 1, (12e6, 10e6), pair=gp),
+        report.alt_row(1, "full", "given", 2, (11e6, 10e6), pair=gp),
+        report.alt_row(2, "full", "default", 1, (10e6, 10e6), pair=gp),
+        report.alt_row(1, "full", "given", 1, (9e6, 10e6), pair=gt),
+        report.alt_row(1, "full", "given", 2, (0, 10e6), pair=gt),
+        report.alt_row(1, "full", "given", 1, (1.0, 1.0), pair=report.PAIR)]
+pcs = [{"name": "full", "label": "full 1", "traffic": "capture",
+        "engine_keys": {"mbufs": "8191"}}, {"name": "dist", "label": "dist 1"}]
+text = "\n".join(report.pool_text(pcs, ["full", "dist"], pool,
+                                  {"alternate": 2, "windows": 2}))
+check("## Pool size, side by side" in text
+      and "| full 1 | capture | 8191 | 1.07 (1.15, 1.00) | 0.90 (0.90; 1 failed) |" in text
+      and "dist 1" not in text and "16383" in text,
+      "pool size: process starts 1.15 and 1.00, thread one window and one without packets, "
+      "the configuration without rows left out (%s)" % text.splitlines()[4:5])
+check(report.alt_summary(pool, "full")["windows"] == 1,
+      "pool size: its windows stay out of the process/thread ratio")
+check(report.pool_text(pcs, ["full"], vs, {"alternate": 2, "windows": 2}) == [],
+      "pool size: nothing ran against the default pool, no section")
+
 # the engine's configuration for a case with queues: each worker on its own
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools",
                                 "bench"))

@@ -219,27 +219,31 @@ for impl in ("process", "thread"):
         except ValueError:
             bad.append("alternate.csv: a side-by-side window without two rates and their "
                        "ratio: %r" % r)
-# against the references side by side: the quick run has fwd-rss-1w and testpmd macswap on
-# one lcore; one start of each build with it, the engine started first, two windows, each
-# the engine's rate over testpmd's, testpmd stopped while the engine ran; bench.md's line
-# gives the median of the windows and the rounds' ratios
-vs = {}
-for r in csv.DictReader(open(out + "/alternate.csv")):
-    if r["pair"].endswith("/testpmd macswap 1 core"):
-        vs.setdefault(r["pair"].split("/")[0], []).append(r)
-sec = open(out + "/bench.md").read().split("## Against the references, side by side\n")
-line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
-        if x.startswith("| forward-only, rss, 1 worker | null | testpmd macswap 1 core | ")]
-cells = line[0].strip(" |").split(" | ")[3:] if len(line) == 1 else []
-if len(cells) != 3:
-    bad.append("bench.md: no line of fwd-rss-1w against testpmd side by side: %r" % line)
-for k, impl in enumerate(("process", "thread")):
-    rs = vs.get(impl, [])
+def side_rows(suffix):
+    """alternate.csv's rows of the pairs that end in @suffix, by what the pair starts with."""
+    by = {}
+    for r in csv.DictReader(open(out + "/alternate.csv")):
+        if r["pair"].endswith(suffix):
+            by.setdefault(r["pair"].split(suffix)[0].rstrip(":/ "), []).append(r)
+    return by
+
+
+def section_cells(title, start, skip):
+    """The cells after the first @skip of bench.md's line that starts with @start in the
+    section @title."""
+    sec = open(out + "/bench.md").read().split("## %s\n" % title)
+    line = [x for x in (sec[1].split("\n## ")[0].splitlines() if len(sec) == 2 else [])
+            if x.startswith(start)]
+    return line[0].strip(" |").split(" | ")[skip:] if len(line) == 1 else []
+
+
+def two_windows(rs, case, first, what, cell):
+    """@rs must be one start of @case, @first started first, two good windows, each with two
+    rates, their ratio and a small stopped leak; @cell, bench.md's, their median."""
     if [(r["case"], r["start"], r["first"], r["window"], r["status"]) for r in rs] != [
-            ("fwd-rss-1w", "1", impl, "1", "ok"), ("fwd-rss-1w", "1", impl, "2", "ok")]:
-        bad.append("alternate.csv: not two good windows of the %s build against testpmd: %r"
-                   % (impl, rs))
-        continue
+            (case, "1", first, "1", "ok"), (case, "1", first, "2", "ok")]:
+        bad.append("alternate.csv: not two good windows of %s: %r" % (what, rs))
+        return
     try:
         qs = []
         for r in rs:
@@ -249,13 +253,27 @@ for k, impl in enumerate(("process", "thread")):
             if not 0 <= float(r["stopped_leak"]) < 0.05:
                 raise ValueError
             qs.append(q)
-        m = (qs[0] + qs[1]) / 2
-        if cells and cells[k] != "%.2f (%.2f)" % (m, m):
-            bad.append("bench.md: %s against testpmd side by side: %r, not the median of its "
-                       "windows %r" % (impl, cells[k], qs))
     except ValueError:
-        bad.append("alternate.csv: a window against testpmd without two rates, their ratio "
-                   "and a small stopped leak: %r" % rs)
+        bad.append("alternate.csv: a window of %s without two rates, their ratio and a small "
+                   "stopped leak: %r" % (what, rs))
+        return
+    m = (qs[0] + qs[1]) / 2
+    if cell is not None and cell != "%.2f (%.2f)" % (m, m):
+        bad.append("bench.md: %s: %r, not the median of its windows %r" % (what, cell, qs))
+
+
+# against the references side by side: the quick run has fwd-rss-1w and testpmd macswap on
+# one lcore; one start of each build with it, the engine started first, two windows, each
+# the engine's rate over testpmd's, testpmd stopped while the engine ran; bench.md's line
+# gives the median of the windows and the rounds' ratios
+vs = side_rows("/testpmd macswap 1 core")
+cells = section_cells("Against the references, side by side",
+                      "| forward-only, rss, 1 worker | null | testpmd macswap 1 core | ", 3)
+if len(cells) != 3:
+    bad.append("bench.md: no line of fwd-rss-1w against testpmd side by side: %r" % cells)
+for k, impl in enumerate(("process", "thread")):
+    two_windows(vs.get(impl, []), "fwd-rss-1w", impl, "the %s build against testpmd" % impl,
+                cells[k] if cells else None)
 if cells:
     summ = {(r["case"], r["impl"]): r for r in csv.DictReader(open(out + "/summary.csv"))}
     want = ", ".join(summ.get(("fwd-rss-1w", i), {}).get("ratio_testpmd", "?")
@@ -263,6 +281,17 @@ if cells:
     if cells[2] != want:
         bad.append("bench.md: the rounds' ratios to testpmd %r, summary.csv's %r"
                    % (cells[2], want))
+# pool size side by side: the quick run's full-dist-1w gives mbufs = 8191; one start of each
+# build against itself on the default pool, mbufs given first, two windows, each the rate
+# with 8191 over the rate with the default pool
+pool = side_rows(": mbufs given/default")
+cells = section_cells("Pool size, side by side",
+                      "| full inspection, distributor, 1 worker | capture | 8191 | ", 3)
+if len(cells) != 2:
+    bad.append("bench.md: no line of full-dist-1w against the default pool: %r" % cells)
+for k, impl in enumerate(("process", "thread")):
+    two_windows(pool.get(impl, []), "full-dist-1w", "given",
+                "the %s build against its default pool" % impl, cells[k] if cells else None)
 md = open(out + "/bench.md").read().splitlines()
 tables = 0
 for i, line in enumerate(md):

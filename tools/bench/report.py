@@ -166,6 +166,8 @@ CONTROL = "process/process"
 # changes hands less often; these starts show what that is worth
 RING_SIZE = 1024
 SHARED_RING_SIZE = 8192
+# the engine's pool when mbufs is left out and the configuration needs no more
+DEFAULT_MBUFS = 16383
 RING = "process/thread, ring_size %d" % RING_SIZE
 # one build with 2 workers against itself with 1 worker, in alternating windows: the rate of
 # the 2-worker engine over that of the 1-worker engine, rows under the 2-worker configuration
@@ -181,6 +183,15 @@ def scale_pair(model):
 
 def ref_pair(model, ref):
     return "%s/%s" % (model, ref)
+
+
+# one build with the pool its configuration gives (mbufs) against itself with the default
+# pool, in alternating windows: the rate with mbufs given over that with the default,
+# rows under the configuration
+
+
+def pool_pair(model):
+    return "%s: mbufs given/default" % model
 
 
 # how often an engine's threads must give up their CPU, a second, in both builds, for its
@@ -480,6 +491,7 @@ def markdown(s, cases, refs, meta):
     L.append("")
     L += scaling_text(s, cases, meta.get("scaling", []), meta.get("alt_rows", []), meta)
     L += ref_side_text(s, cases, meta.get("ref_side", []), meta.get("alt_rows", []), meta)
+    L += pool_text(cases, meta.get("pool_side", []), meta.get("alt_rows", []), meta)
     fs = [c for c in cases if c.get("fs")]
     if fs:
         L.append("## False sharing: per-worker counters on shared cache lines")
@@ -712,6 +724,35 @@ def ref_side_text(s, cases, pairs, alt_rows, meta):
               "start's median window ratio. Rounds: the engine's median over the reference's "
               "median, from runs minutes apart." % (
                   _starts_text(meta)), ""]
+    return L
+
+
+def pool_text(cases, names, alt_rows, meta):
+    """Pool size, side by side: for each configuration of @names that ran against itself on
+    the default pool (@alt_rows, pairs pool_pair()), each build's rate with its mbufs over
+    the rate with the default pool."""
+    ran = {c["name"]: c for c in cases if not c.get("na")}
+    side = {(r["case"], r["pair"]) for r in alt_rows}
+    models = ("process", "thread")
+    L = []
+    for cn in names:
+        if cn not in ran or not any((cn, pool_pair(m)) in side for m in models):
+            continue
+        if not L:
+            L += ["## Pool size, side by side", "",
+                  "| configuration | traffic | mbufs | process, mbufs given/default "
+                  "| thread, mbufs given/default |", "|---|---|---|---|---|"]
+        L.append("| %s | %s | %s | %s |" % (
+            ran[cn]["label"], ran[cn].get("traffic", "–"),
+            ran[cn].get("engine_keys", {}).get("mbufs", "–"),
+            " | ".join(_side_cell(alt_summary(alt_rows, cn, pool_pair(m))) for m in models)))
+    if L:
+        L += ["", "The configuration with the mbufs it gives and the same configuration with "
+              "mbufs left out (the engine's default pool, %d mbufs or more) started together "
+              "in one build and run in alternating windows as the two builds are above (%s): "
+              "the rate with mbufs given over the rate with the default pool, the median over "
+              "the starts, and in brackets each start's median window ratio." % (
+                  DEFAULT_MBUFS, _starts_text(meta)), ""]
     return L
 
 
