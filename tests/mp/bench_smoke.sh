@@ -270,7 +270,8 @@ vs = side_rows("/testpmd macswap 1 core")
 cells = section_cells("Against the references, side by side",
                       "| forward-only, rss, 1 worker | null | testpmd macswap 1 core | ", 3)
 if len(cells) != 3:
-    bad.append("bench.md: no line of fwd-rss-1w against testpmd side by side: %r" % cells)
+    bad.append("bench.md: no line of fwd-rss-1w against testpmd side by side with three "
+               "cells: %r" % cells)
 for k, impl in enumerate(("process", "thread")):
     two_windows(vs.get(impl, []), "fwd-rss-1w", impl, "the %s build against testpmd" % impl,
                 cells[k] if cells else None)
@@ -288,7 +289,8 @@ pool = side_rows(": mbufs given/default")
 cells = section_cells("Pool size, side by side",
                       "| full inspection, distributor, 1 worker | capture | 8191 | ", 3)
 if len(cells) != 2:
-    bad.append("bench.md: no line of full-dist-1w against the default pool: %r" % cells)
+    bad.append("bench.md: no line of full-dist-1w against the default pool with two cells: %r"
+               % cells)
 for k, impl in enumerate(("process", "thread")):
     two_windows(pool.get(impl, []), "full-dist-1w", "given",
                 "the %s build against its default pool" % impl, cells[k] if cells else None)

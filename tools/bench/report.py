@@ -167,6 +167,7 @@ CONTROL = "process/process"
 RING_SIZE = 1024
 SHARED_RING_SIZE = 8192
 # the engine's pool when mbufs is left out and the configuration needs no more
+# (MPE_DEF_MBUFS, common/config.h)
 DEFAULT_MBUFS = 16383
 RING = "process/thread, ring_size %d" % RING_SIZE
 # one build with 2 workers against itself with 1 worker, in alternating windows: the rate of
@@ -749,7 +750,8 @@ def pool_text(cases, names, alt_rows, meta):
     if L:
         L += ["", "The configuration with the mbufs it gives and the same configuration with "
               "mbufs left out (the engine's default pool, %d mbufs or more) started together "
-              "in one build and run in alternating windows as the two builds are above (%s): "
+              "in one build and run in alternating windows as the two builds are (section "
+              "\"Process against thread in alternating windows\", %s): "
               "the rate with mbufs given over the rate with the default pool, the median over "
               "the starts, and in brackets each start's median window ratio." % (
                   DEFAULT_MBUFS, _starts_text(meta)), ""]
