@@ -64,7 +64,8 @@ enum mpe_hand_phase {
 	MPE_HAND_ENQ,	   /* work[] holds all n, survivors first; prod_mark = output
 			    * prod.tail before the enqueue of work[0..kept) */
 	MPE_HAND_FREE,	   /* freeing what was not sent: work[free_from..n) still held */
-	MPE_HAND_DEV,	   /* rss: inside a device rx/tx call; work[done..n) in doubt */
+	MPE_HAND_DEV,	   /* inside a device call: tx (kept >= 1), work[done..n) in doubt;
+			    * rx (kept 0), pkts[0..n) received once n is set */
 	MPE_HAND_TX,	   /* rss: between tx calls; work[0..done) have left, the rest held */
 };
 

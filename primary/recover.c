@@ -91,6 +91,31 @@ finish_free(struct mpe_primary *p, unsigned int id, const struct put_left *put,
 	h->free_armed = 0;
 }
 
+/* A worker that died freeing what it did not send (hand_free, phase FREE): work[free_from..n)
+ * still in its hand, of which work[free_from..kept) are survivors, not counted yet (a ring
+ * that stayed full); the rest its stages dropped, counted already. Returns how many it lost. */
+static uint32_t
+recover_free(struct mpe_primary *p, unsigned int id, const struct put_left *put,
+	     struct mpe_worker_hand *h)
+{
+	uint32_t n = RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST);
+
+	finish_free(p, id, put, h, &h->free_from);
+	if (h->free_from >= n)
+		return 0;
+	free_range(put, h->work, h->free_from, n);
+	return h->kept > h->free_from ? h->kept - h->free_from : 0;
+}
+
+/* Whether a worker that died in phase DEV was inside a receive that had returned its burst
+ * (n stored, PROC not yet): a transmit call always has survivors in it (kept >= 1), a
+ * receive starts from kept = 0. */
+static int
+dev_received(const struct mpe_worker_hand *h)
+{
+	return h->phase == MPE_HAND_DEV && h->n != 0 && h->kept == 0;
+}
+
 /* A worker that polls or transmits on device queues itself. Past PROC, the packets its
  * stages dropped (work[kept..n)) are already counted as verdict drops, only not yet freed:
  * they are freed here and not counted again. */
@@ -111,9 +136,16 @@ recover_ports(struct mpe_primary *p, unsigned int id, const struct put_left *put
 			return 0;
 		free_range(put, h->work, h->done, n);
 		return kept - h->done;
+	case MPE_HAND_FREE:
+		return recover_free(p, id, put, h);
 	case MPE_HAND_DEV:
-		/* rx: n is 0, nothing in hand. tx: work[done..dev_end) are in the driver's
-		 * hands, the rest of the survivors never reached it */
+		/* rx: nothing in hand (n 0), or the burst just received in pkts[0..n), before
+		 * PROC: work[] still has the burst before, already gone. tx: work[done..dev_end)
+		 * are in the driver's hands, the rest of the survivors never reached it */
+		if (dev_received(h)) {
+			free_range(put, h->pkts, 0, n);
+			return n;
+		}
 		if (h->n == 0 || h->done > kept)
 			return 0;
 		dev_end = RTE_MIN(RTE_MAX(h->dev_end, h->done), kept);
@@ -255,8 +287,8 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t s
 	struct mpe_pool_ref ref;
 	struct rte_ring *in, *out;
 	/* a transmit call it died in may have left DPDK's put half done in its cache */
-	const int in_tx_call = h->phase == MPE_HAND_DEV && h->n != 0;
-	uint32_t lost = 0, taken, sent, n, off;
+	const int in_tx_call = h->phase == MPE_HAND_DEV && h->n != 0 && !dev_received(h);
+	uint32_t lost = 0, taken, sent, off;
 	int rc;
 
 	/* First the return to the pool, or the fill of its cache, it left under way: of what a
@@ -348,13 +380,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t s
 		lost = h->kept - sent;
 		break;
 	case MPE_HAND_FREE:
-		/* work[free_from..n): not returned; [free_from..kept) not counted either */
-		n = RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST);
-		finish_free(p, id, &put, h, &h->free_from);
-		if (h->free_from < n) {
-			free_range(&put, h->work, h->free_from, n);
-			lost = h->kept > h->free_from ? h->kept - h->free_from : 0;
-		}
+		lost = recover_free(p, id, &put, h);
 		break;
 	default:
 		break;

@@ -88,7 +88,6 @@ trap 'exit 130' INT TERM
 
 ok() { echo "ok - $*"; PASSED=$((PASSED + 1)); }
 # check "name" cond 'shell condition'   (for conditions with && or ||)
-# check "name" cond 'shell condition'   (for conditions with && or ||)
 cond() { eval "$1"; }
 not_ok() { echo "not ok - $*"; FAILED=$((FAILED + 1)); }
 check() { # check "name" command...

@@ -6,12 +6,17 @@
 # Checked on the binary as compiled: gdb watches worker 0's hand.phase in shared memory and,
 # each time it goes from FREE (the last burst done) to DEV (receiving), reads n, kept and done
 # at that very instruction; all must be 0, over 50 bursts.
+# Then gdb kills the worker right after a receive has stored its burst's n, still in DEV (PROC
+# not yet published): the primary must free the burst just received, pkts[0..n), and count
+# it, not take the death for one inside a transmit and free work[] (the burst before, gone
+# already). At the end the pool holds every mbuf once and in = out + dropped.
 . "$(dirname "$0")/lib.sh"
 
 require_process_gdb
 
 cfg=$TMP/engine.ini
-printf '[engine]\nshape = rss\n\n[port 0]\ndevice = net_null0\n\n' > "$cfg"
+printf '[engine]\nshape = rss\nrestart_backoff_ms = 10\n\n[port 0]\ndevice = net_null0\n\n' \
+	> "$cfg"
 printf '[port 1]\ndevice = net_null1\n\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
@@ -54,8 +59,33 @@ else
 	not_ok "$stale times of $seen the last burst's figures were still there:" \
 		"$(grep "^RX-PUBLISH" "$TMP/gdb.log" | grep -vm1 "n=0 kept=0 done=0")"
 fi
+
+cat > "$TMP/received.py" <<'EOF'
+hand = shm["workers"][0]["hand"]
+DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
+
+def received():
+    """Kills the worker at the write of a received burst's n, phase still DEV."""
+    if int(hand["n"]) == 0 or int(hand["phase"]) != DEV:
+        return False
+    print("KILLED-AT received n=%d kept=%d" % (int(hand["n"]), int(hand["kept"])))
+    return True
+
+OnWrite(hand["n"], received)
+gdb.execute("continue")
+gdb.execute("kill")
+EOF
+gdb_worker "$w0" "$TMP/received.py" "$TMP/gdb-received.log"
+if grep -q "^KILLED-AT received n=[1-9][0-9]* kept=0" "$TMP/gdb-received.log"; then
+	ok "gdb killed worker 0 with a received burst in hand, before PROC:" \
+		"$(grep "^KILLED-AT" "$TMP/gdb-received.log")"
+else
+	not_ok "gdb did not stop worker 0 after a receive"; tail -5 "$TMP/gdb-received.log"
+fi
+check "worker 0 recovered and respawned" respawned 1
 rc=0
 stop_primary 30 || rc=$?
 check "the engine stops with exit 0 (status $rc)" [ "$rc" = 0 ]
+check_pool_whole
 assert_clean "nothing left behind"
 finish

@@ -10,30 +10,45 @@
 #            moves the ring's tail on the worker's behalf;
 #   armed    a free of dropped packets begun, nothing handed to a put yet: the primary frees
 #            them, and counts them once.
-# Every frame of the capture has a twin with a malformed IPv4 header, which parse drops: every
-# burst frees mbufs. At the end: each death recovered, the recoveries said what they did, the
-# pool holds every mbuf once, and in = out + dropped.
+# Parse drops packets in every burst, which the worker frees: in the distributor each frame of
+# the capture has a twin with a malformed IPv4 header; in rss (net_pcap's datapath does not
+# work in a worker process) net_null makes frames of 10 bytes, too short for Ethernet. At the
+# end: each death recovered, the recoveries said what they did, the pool holds every mbuf
+# once, and in = out + dropped.
+# Usage: life_pool_put.sh [SHAPE]   (distributor, the default: the worker dequeues from its
+#                                    ring; rss: it polls and transmits on the ports itself)
 . "$(dirname "$0")/lib.sh"
 
+SHAPE=${1:-distributor}
 require_process_gdb
 
-"$PCAPGEN" -o "$TMP/in.pcap" -n 2000 -f 100 --seed 17 --malformed 1000 > /dev/null
-loop_vdevs "$TMP/in.pcap"
+# rss: the worker's receive takes from its mempool cache what its frees put back, so the cache
+# never fills and is never flushed: no 'reserved' step there
+if [ "$SHAPE" = rss ]; then
+	POINTS=${POINTS:-held cache armed}
+	PORTS=$NULL_PORTS
+	VDEVS=(--vdev net_null0,size=10 --vdev net_null1)
+else
+	"$PCAPGEN" -o "$TMP/in.pcap" -n 2000 -f 100 --seed 17 --malformed 1000 > /dev/null
+	loop_vdevs "$TMP/in.pcap"
+	PORTS=$LOOP_PORTS
+	VDEVS=("${LOOP_VDEVS[@]}")
+fi
 cfg=$TMP/engine.ini
 cat > "$cfg" <<EOF
 [engine]
-shape = distributor
-io_lcore = 1
+shape = $SHAPE
+$([ "$SHAPE" = rss ] || echo "io_lcore = 1")
 backpressure = on
 restart_backoff_ms = 10
 
-$LOOP_PORTS
+$PORTS
 [worker 0]
 lcore = 2
 stages = parse,fwd
 EOF
 log=$TMP/primary.log
-start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$cfg"
+start_primary "$log" --lcores "$LCORES" "${VDEVS[@]}" -- -c "$cfg"
 check "engine runs" wait_for "$log" "running:" 30
 
 cat > "$TMP/put.py" <<'EOF'
@@ -67,7 +82,7 @@ gdb.execute("kill")
 EOF
 
 deaths=0
-for point in ${POINTS:-held cache reserved armed}; do
+for point in ${POINTS:=held cache reserved armed}; do
 	pid=$(worker_pid 0)
 	EXTRA_PIDS+=" $pid"
 	POINT=$point gdb_worker "$pid" "$TMP/put.py" "$TMP/gdb-$point.log"
@@ -84,8 +99,10 @@ check "held: the primary put the mbufs back" \
 	grep -qE "worker 0: died returning mbufs to the pool \(held\): 0 enqueued to the ring on its behalf, [1-9][0-9]* put back" "$log"
 check "cache: the primary put back the mbufs its cache had not counted" \
 	grep -qE "worker 0: died returning mbufs to the pool \(into its cache\): 0 enqueued to the ring on its behalf, [1-9][0-9]* put back" "$log"
-check "reserved: the primary filled the reserved slots and moved the ring's tail" \
-	grep -qE "worker 0: died returning mbufs to the pool \(flushing its cache\): [1-9][0-9]* enqueued to the ring on its behalf, [1-9][0-9]* put back" "$log"
+case " $POINTS " in *" reserved "*)
+	check "reserved: the primary filled the reserved slots and moved the ring's tail" \
+		grep -qE "worker 0: died returning mbufs to the pool \(flushing its cache\): [1-9][0-9]* enqueued to the ring on its behalf, [1-9][0-9]* put back" "$log"
+esac
 grep "died returning mbufs to the pool" "$log" | sed 's/^/# /'
 sleep 0.3
 rc=0
