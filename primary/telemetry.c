@@ -579,7 +579,7 @@ endpoint(const struct mpe_flow_key *k, int dst, char *buf, size_t size)
 		      addr, sizeof(addr)) == NULL)
 		snprintf(addr, sizeof(addr), "?");
 	snprintf(buf, size, k->family == MPE_FLOW_IPV6 ? "[%s]:%u" : "%s:%u", addr,
-		 dst ? k->dport : k->sport);
+		 ntohs(dst ? k->dport : k->sport));
 }
 
 /* /mpe/flows,W: worker W's flow table counters and its FLOWS_TOP flows by bytes. "a" is the

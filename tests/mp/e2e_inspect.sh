@@ -145,6 +145,14 @@ check "flow cache: $hits of $lookups lookups, at most all but each flow's first,
 w=$(echo $flow_workers | cut -d" " -f1)
 top=$(tel "/mpe/flows,$w" | jq_py 'len(d["top"]), d["top"]["0"]["bytes_ab"] + d["top"]["0"]["bytes_ba"] >= d["top"]["1"]["bytes_ab"] + d["top"]["1"]["bytes_ba"], d["top"]["0"]["packets_ab"] > 0')
 check "/mpe/flows,$w: ten top flows, largest first: $top" [ "$top" = "10 True True" ]
+# the top flow's ends as the captures have them: tcpdump finds its packets from a to b
+top=$(tel "/mpe/flows,$w")
+flt=$(echo "$top" | jq_py '"src host %s and src port %s and dst host %s and dst port %s" % (
+	*d["top"]["0"]["a"].replace("[", "").replace("]", "").rsplit(":", 1),
+	*d["top"]["0"]["b"].replace("[", "").replace("]", "").rsplit(":", 1))')
+ab=$(echo "$top" | jq_py 'd["top"]["0"]["packets_ab"]')
+check "/mpe/flows,$w: the top flow's ends as in the captures ($flt): $ab packets a to b" \
+	[ "$(count "$flt")" = "$ab" ]
 bad=0
 for ((w = 0; w < WORKERS; w++)); do
 	bad=$((bad + $(tel "/mpe/workers,$w" | jq_py 'sum(d["malformed"].values())')))
