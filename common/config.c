@@ -937,6 +937,12 @@ mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 		return -ENOMEM;
 	p->path = path;
 	p->err = err;
+	/* kept whole: relative rules files and reloads are found from its directory */
+	if (strlen(path) >= sizeof(conf->path)) {
+		report(p, 0, NULL, "a path of %zu characters: at most %zu", strlen(path),
+		       sizeof(conf->path) - 1);
+		goto out;
+	}
 
 	f = mpe_textfile_open(path, CONFIG_FILE_MAX, why, sizeof(why));
 	if (f == NULL) {

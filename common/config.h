@@ -72,7 +72,7 @@ struct mpe_worker_conf {
 };
 
 struct mpe_conf {
-	char path[256];
+	char path[MPE_PATH_LEN];
 	uint32_t shape; /* enum mpe_shape */
 	uint32_t burst;
 	uint32_t ring_size;

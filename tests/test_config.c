@@ -1126,6 +1126,60 @@ test_not_a_config_file(void)
 	unlink(big);
 }
 
+/* A configuration path too long to keep whole is refused: its directory, where relative rules
+ * files are found, would be cut short. */
+static void
+test_path_too_long(void)
+{
+	static struct mpe_conf conf;
+	const char *dir = getenv("TMPDIR");
+	char top[200], path[400], want[80];
+	struct loaded l = {.err = NULL};
+	size_t len;
+	FILE *mem, *f;
+	int i;
+
+	if (dir == NULL || dir[0] == '\0')
+		dir = "/tmp";
+	snprintf(top, sizeof(top), "%s/mpe_test_config_long_%d", dir, (int)getpid());
+	snprintf(path, sizeof(path), "%s", top);
+	for (i = 0; i <= 5; i++) { /* top, then 5 levels of 60 characters */
+		len = strlen(path);
+		if (i > 0)
+			snprintf(path + len, sizeof(path) - len, "/%s", NAME63 + 4);
+		if (!CHECK(mkdir(path, 0700) == 0, "mkdir %s: %s", path, strerror(errno)))
+			goto out;
+	}
+	len = strlen(path);
+	snprintf(path + len, sizeof(path) - len, "/engine.ini");
+	f = fopen(path, "w");
+	if (!CHECK(f != NULL, "fopen %s: %s", path, strerror(errno)))
+		goto out;
+	fputs(P0 W0, f);
+	fclose(f);
+	mem = open_memstream(&l.err, &l.err_len);
+	if (mem == NULL) {
+		perror("open_memstream");
+		exit(2);
+	}
+	l.rc = mpe_config_load(path, &conf, mem);
+	fclose(mem);
+	snprintf(want, sizeof(want), ": a path of %zu characters: at most %d\n", strlen(path),
+		 MPE_PATH_LEN - 1);
+	CHECK(strlen(path) >= MPE_PATH_LEN && l.rc == -1 && l.err != NULL &&
+		      strstr(l.err, want) != NULL,
+	      "a path of %zu characters: returned %d:\n%s", strlen(path), l.rc,
+	      l.err != NULL ? l.err : "");
+	free(l.err);
+	unlink(path);
+out:
+	/* the directories, deepest first */
+	while (strlen(path) > strlen(top)) {
+		*strrchr(path, '/') = '\0';
+		rmdir(path);
+	}
+}
+
 static void
 test_null_error_stream(void)
 {
@@ -1489,6 +1543,7 @@ main(void)
 		 test_nul_byte},
 		{"a FIFO, a device, a directory or a file over 1 MiB: refused, not read",
 		 test_not_a_config_file},
+		{"a configuration path too long to keep whole: refused", test_path_too_long},
 	};
 
 	test_inspection_config();
