@@ -257,8 +257,9 @@ text = "\n".join(report.alternate_text(alt, [{"name": "dist", "label": "distribu
                                              {"name": "rss", "label": "rss"}],
                                        {"alternate": 3, "window": 0.5, "windows": 3,
                                         "warmup": 1.0, "settle": 0.1}))
-check("| distributor | – | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) | n/a | "
-      "– |" in text and "| rss | – | n/a | 1 failed | – | n/a | – |" in text,
+check("| distributor | – | 0.985 | 0.960, 1.010 (1 failed) | – | 0.95–1.02 (5 windows) | n/a "
+      "| – | – |" in text and "| rss | – | n/a | 1 failed | – | – | n/a | – | – |" in text
+      and "Intervals:" not in text,
       "bench.md's alternating section (%s)" % text.splitlines()[-6:])
 # the control's rows: a column of their own, never mixed with the builds'
 ctl = alt + [report.alt_row(1, "dist", "1", k, r, pair=report.CONTROL) for k, r in
@@ -272,13 +273,62 @@ check(k is not None and k["starts"] == [1.0] and k["errors"] == 0,
 text = "\n".join(report.alternate_text(ctl, [{"name": "dist", "label": "distributor"}],
                                        {"alternate": 3, "window": 0.5, "windows": 3,
                                         "warmup": 1.0, "settle": 0.1, "control": 1}))
-check("| distributor | – | 0.985 | 0.960, 1.010 (1 failed) | 0.95–1.02 (5 windows) | 1.000 | "
-      "1.000 |" in text and "runs once the same way" in text,
+check("| distributor | – | 0.985 | 0.960, 1.010 (1 failed) | – | 0.95–1.02 (5 windows) | 1.000 "
+      "| 1.000 | – |" in text and "runs once the same way" in text,
       "bench.md's alternating section with the control (%s)" % text.splitlines()[-4:])
+
+# the interval of a median over starts: the sign test's, from order statistics
+check(report.median_interval([1.0] * 5) is None, "interval: 5 starts give none at 95%")
+iv = report.median_interval([1.03, 0.97, 1.00, 1.01, 0.99, 1.02])
+check(iv is not None and iv[:2] == (0.97, 1.03) and abs(iv[2] - (1 - 2 / 64)) < 1e-12,
+      "interval: 6 starts, from the least to the greatest (%s)" % (iv,))
+xs = [1 + i / 100 for i in range(20)]  # 1.00 .. 1.19, given out of order
+iv = report.median_interval(xs[::-1])
+check(iv is not None and iv[:2] == (xs[5], xs[14]) and abs(iv[2] - (1 - 2 * 21700 / 2 ** 20))
+      < 1e-12, "interval: 20 starts, the 6th smallest to the 6th largest (%s)" % (iv,))
+iv = report.median_interval(xs[:9])
+check(iv is not None and iv[:2] == (xs[1], xs[7]) and abs(iv[2] - (1 - 20 / 512)) < 1e-12,
+      "interval: 9 starts, the 2nd smallest to the 2nd largest (%s)" % (iv,))
+check([report.band_verdict(x) for x in ((0.98, 1.02), (0.985, 1.021), (0.95, 0.979),
+                                        (1.021, 1.2), (0.9, 1.1), None)]
+      == ["within", "not resolved", "outside", "outside", "not resolved", None],
+      "interval against the band: within, across an edge, outside either side")
+# 21 starts a row: the starts' range, each interval and where it lies, the tally
+many = []
+for st in range(1, 22):
+    p = 0.99 + 0.001 * st  # process/thread 0.991 .. 1.011: within the band
+    many += [report.alt_row(st, "dist", "process", k, (p * 50e6, 50e6)) for k in (1, 2)]
+    many += [report.alt_row(st, "pipe", "process", k, ((0.9 + 0.01 * st) * 50e6, 50e6))
+             for k in (1, 2)]  # 0.91 .. 1.11: across both edges
+    many += [report.alt_row(st, "rss", "process", k, ((0.9 + 0.001 * st) * 50e6, 50e6))
+             for k in (1, 2)]  # 0.901 .. 0.921: below the band
+    many += [report.alt_row(st, "dist", "1", k, ((0.9 + 0.01 * st) * 50e6, 50e6),
+                            pair=report.CONTROL) for k in (1, 2)]  # holds 1
+    many += [report.alt_row(st, "rss", "1", k, ((1.1 + 0.001 * st) * 50e6, 50e6),
+                            pair=report.CONTROL) for k in (1, 2)]  # misses 1
+mcs = [{"name": n, "label": n + " label"} for n in ("dist", "pipe", "rss")]
+text = "\n".join(report.alternate_text(many, mcs, {"alternate": 21, "window": 0.5,
+                                                  "windows": 2, "warmup": 1.0,
+                                                  "settle": 0.1, "control": 21}))
+check("| dist label | – | 1.001 | 21 starts: 0.991–1.011 | 0.996–1.006 (within) | "
+      "0.99–1.01 (42 windows) | 1.010 | 21 starts: 0.910–1.110 | 0.960–1.060 (holds 1) |"
+      in text and "| pipe label | – | 1.010 | 21 starts: 0.910–1.110 | 0.960–1.060 (not "
+      "resolved) |" in text and "| rss label | – | 0.911 | 21 starts: 0.901–0.921 | "
+      "0.906–0.916 (outside) |" in text and "| 1.111 | 21 starts: 1.101–1.121 | 1.106–1.116 "
+      "(misses 1) |" in text and "Rows with an interval: process/thread 1 within the band, "
+      "1 not resolved, 1 outside; the control's interval holds 1 on 1, misses it on 1." in text
+      # every row's starts together: 63 of process/thread, the 32nd the median; 42 control
+      and "drawn from the table's rows: process/thread 0.992 over 63 starts, interval "
+      "0.930–1.000 (not resolved); the control " in text
+      and "over 42 starts, interval 1.050–1.108 (misses 1)." in text,
+      "bench.md's alternating section with 21 starts a row (%s)" % [
+          x for x in text.splitlines() if x.startswith("| ") or x.startswith("Rows")
+          or x.startswith("Every")])
 
 # mpe-bench's alternating start on a stand-in for the engines: whichever build starts first,
 # each window's process and thread rates land in their own columns; a leak or a restart
 # fails the start; every configuration runs once per start, in a new order each start
+import contextlib  # noqa: E402
 import importlib.machinery  # noqa: E402
 import importlib.util  # noqa: E402
 top = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..")
@@ -287,6 +337,20 @@ spec = importlib.util.spec_from_loader("mpe_bench", importlib.machinery.SourceFi
 mb = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mb)
 fake = {"leak": 0.001, "restarts": 0}
+
+# --side-starts: the other side-by-side pairs' starts, as many as --alternate unless given
+args = [mb.parse_args(x) for x in (["--alternate", "5"], ["--alternate", "5", "--side-starts",
+                                                          "0"], ["--quick"])]
+check([(a.alternate, a.control, a.side_starts) for a in args] == [(5, 5, 5), (5, 5, 0),
+                                                                   (1, 1, 1)],
+      "--side-starts: as --alternate by default, 0 when given 0 (%s)" % [
+          (a.alternate, a.control, a.side_starts) for a in args])
+try:
+    with open(os.devnull, "w") as dn, contextlib.redirect_stderr(dn):
+        mb.parse_args(["--side-starts", "-1"])
+    check(False, "--side-starts -1 refused")
+except SystemExit as e:
+    check(e.code == 2, "--side-starts -1 refused (exit %s)" % e.code)
 
 
 def fake_alternating(builds, case, ins, work, warmup, windows, window):

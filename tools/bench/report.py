@@ -6,6 +6,7 @@ Ratios are always between medians of the same run. A figure that could not be me
 is written as "n/a" with the reason in the notes, never estimated.
 """
 import csv
+import math
 import os
 import statistics
 import subprocess
@@ -231,11 +232,50 @@ def write_alt_csv(rows, outdir):
     _write_rows(os.path.join(outdir, "alternate.csv"), ALT_FIELDS, rows)
 
 
+# process/thread's target band, and the confidence of the interval each row's median over its
+# starts gets (median_interval())
+BAND = (0.98, 1.02)
+INTERVAL_LEVEL = 0.95
+# a start's figures in bench.md's cells, up to this many starts; beyond, their range
+STARTS_LISTED = 9
+
+
+def median_interval(xs, level=INTERVAL_LEVEL):
+    """(lo, hi, confidence): an interval that holds the median of the distribution @xs are
+    drawn from (the starts' figures, each start independent of the others) with at least
+    @level confidence, whatever that distribution: from the k-th smallest of @xs to the k-th
+    largest, k as large as @level allows (the sign test's interval: the median lies below
+    the k-th smallest only if k - 1 or fewer of the n values do, probability
+    P(Binomial(n, 1/2) <= k - 1), and as much above). None when too few values give any
+    such interval (under 6 for 0.95)."""
+    x = sorted(xs)
+    n, best = len(x), None
+    for k in range(1, n // 2 + 1):
+        tail = sum(math.comb(n, i) for i in range(k)) / 2 ** n
+        if 1 - 2 * tail < level:
+            break
+        best = (x[k - 1], x[n - k], 1 - 2 * tail)
+    return best
+
+
+def band_verdict(iv, band=BAND):
+    """Where interval @iv (median_interval()) lies against @band: "within" (wholly inside
+    it), "outside" (wholly out of it), "not resolved" (across an edge); None without @iv."""
+    if iv is None:
+        return None
+    if band[0] <= iv[0] and iv[1] <= band[1]:
+        return "within"
+    if iv[1] < band[0] or iv[0] > band[1]:
+        return "outside"
+    return "not resolved"
+
+
 def alt_summary(rows, case, pair=PAIR):
     """@pair's ratio (process/thread, or the control's) of @case from its alternating starts:
     {"starts": [median of the window ratios of each start], "median": median of those,
     "min", "max": over every window, "windows": how many, "errors": failed rows (a start
-    that failed whole, or a window)}; None when @case has no row."""
+    that failed whole, or a window), "interval": median_interval() of the starts}; None when
+    @case has no row."""
     per, every, errors = {}, [], 0
     for r in rows:
         if r["case"] != case or r["pair"] != pair:
@@ -248,10 +288,28 @@ def alt_summary(rows, case, pair=PAIR):
         every.append(x)
     if not every:
         return {"starts": [], "median": None, "min": None, "max": None, "windows": 0,
-                "errors": errors} if errors else None
+                "errors": errors, "interval": None} if errors else None
     starts = [statistics.median(v) for _, v in sorted(per.items())]
     return {"starts": starts, "median": statistics.median(starts), "min": min(every),
-            "max": max(every), "windows": len(every), "errors": errors}
+            "max": max(every), "windows": len(every), "errors": errors,
+            "interval": median_interval(starts)}
+
+
+def _starts_cell(a):
+    """The starts' figures of alt_summary() @a: each, or their range when there are many."""
+    xs = a["starts"]
+    cell = (", ".join("%.3f" % x for x in xs) if len(xs) <= STARTS_LISTED else
+            "%d starts: %.3f–%.3f" % (len(xs), min(xs), max(xs)))
+    return cell + (" (%d failed)" % a["errors"] if a["errors"] else "")
+
+
+def interval_what(a, control):
+    """Where alt_summary() @a's interval lies: against BAND (band_verdict()), or for the
+    @control, "holds 1" or "misses 1"; None without an interval."""
+    iv = a["interval"]
+    if iv is None or not control:
+        return band_verdict(iv)
+    return "holds 1" if iv[0] <= 1 <= iv[1] else "misses 1"
 
 
 def alternate_text(rows, cases, meta):
@@ -273,8 +331,12 @@ def alternate_text(rows, cases, meta):
              meta["windows"],
              meta["warmup"], 100 * ALT_LEAK_MAX), "",
          "| configuration | traffic | process/thread, median over starts | each start | "
-         "every window (min–max) | control: process/process, median over starts | "
-         "each start |", "|---|---|---|---|---|---|---|"]
+         "%.0f%% interval | every window (min–max) | control: process/process, median over "
+         "starts | each start | %.0f%% interval |" % (100 * INTERVAL_LEVEL,
+                                                     100 * INTERVAL_LEVEL),
+         "|---|---|---|---|---|---|---|---|---|"]
+    tally = {PAIR: {}, CONTROL: {}}
+    pooled = {PAIR: [], CONTROL: []}  # every row's starts
     for c in cases:
         if c.get("fs") or c.get("na"):
             continue
@@ -282,15 +344,44 @@ def alternate_text(rows, cases, meta):
         for pair in (PAIR, CONTROL):
             a = alt_summary(rows, c["name"], pair)
             if a is None or not a["windows"]:
-                cells += ["n/a", "%d failed" % a["errors"] if a else "–", "–"]
+                cells += ["n/a", "%d failed" % a["errors"] if a else "–", "–", "–"]
                 continue
-            cells += ["%.3f" % a["median"], "%s%s" % (
-                ", ".join("%.3f" % x for x in a["starts"]),
-                " (%d failed)" % a["errors"] if a["errors"] else ""),
-                "%.2f–%.2f (%d windows)" % (a["min"], a["max"], a["windows"])]
+            pooled[pair] += a["starts"]
+            what, iv = interval_what(a, pair == CONTROL), a["interval"]
+            if what:
+                tally[pair][what] = tally[pair].get(what, 0) + 1
+            cells += ["%.3f" % a["median"], _starts_cell(a),
+                      "%.3f–%.3f (%s)" % (iv[0], iv[1], what) if what else "–",
+                      "%.2f–%.2f (%d windows)" % (a["min"], a["max"], a["windows"])]
         del cells[-1]  # the control's every-window range: in alternate.csv only
         L.append("| %s | %s | %s |" % (c["label"], c.get("traffic", "–"), " | ".join(cells)))
-    L += ["", "The control (%s) runs %s the same way with two engines of the process build "
+    L += ["", "Interval: from the k-th smallest start to the k-th largest, k as large as "
+          "leaves at least %.0f%% confidence that the row's median (over as many starts as "
+          "one likes) lies within, whatever the spread of a start (the sign test's "
+          "interval; 6 starts or more). Process/thread is *within* the target band "
+          "%.2f–%.2f when its interval is, *outside* when its interval misses the band, *not "
+          "resolved* when it crosses an edge: the host's noise is too wide for the starts that "
+          "ran. The control's interval should hold 1." % (
+              100 * INTERVAL_LEVEL, BAND[0], BAND[1]), ""]
+    if tally[PAIR] or tally[CONTROL]:
+        t, k = tally[PAIR], tally[CONTROL]
+        L += ["Rows with an interval: process/thread %d within the band, %d not resolved, %d "
+              "outside; the control's interval holds 1 on %d, misses it on %d." % (
+                  t.get("within", 0), t.get("not resolved", 0), t.get("outside", 0),
+                  k.get("holds 1", 0), k.get("misses 1", 0)), ""]
+    every = {pr: {"starts": pooled[pr], "interval": median_interval(pooled[pr])}
+             for pr in pooled}
+    if every[PAIR]["interval"] is not None:
+        cells = []
+        for pr, name in ((PAIR, "process/thread"), (CONTROL, "the control")):
+            e = every[pr]
+            if e["interval"] is not None:
+                cells.append("%s %.3f over %d starts, interval %.3f–%.3f (%s)" % (
+                    name, statistics.median(e["starts"]), len(e["starts"]),
+                    e["interval"][0], e["interval"][1], interval_what(e, pr == CONTROL)))
+        L += ["Every row's starts together, as the starts of one configuration drawn from "
+              "the table's rows: %s." % "; ".join(cells), ""]
+    L += ["The control (%s) runs %s the same way with two engines of the process build "
           "in place of the two builds (the engine whose rate is divided changes from one start "
           "to the next as the build started first does): where nothing differs, the spread "
           "of its starts around 1 is what this host lets the method tell apart." % (
@@ -680,7 +771,7 @@ def slow_text(s, cases):
 
 def _starts_text(meta):
     """How many alternating starts of how many windows each ran side by side."""
-    n = meta.get("alternate") if meta else 0
+    n = meta.get("side_starts", meta.get("alternate")) if meta else 0
     if not n:
         return "none in this run"
     return "%d start%s of %d windows each" % (n, "" if n == 1 else "s", meta["windows"])
