@@ -584,8 +584,10 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	}
 	if (n == 0)
 		return 0;
-	/* the burst is in hand at once: a death from here on is recovered, not unknown */
+	/* the burst is in hand at once: a death from here on is recovered, not unknown, and
+	 * counted in rx before recovery can count it lost */
 	cnt->rx += n;
+	rte_compiler_barrier();
 	h->n = n;
 	rte_compiler_barrier();
 	h->phase = MPE_HAND_PROC;
