@@ -391,9 +391,10 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 			 WCOREDUMP(status) ? core_pattern() : "");
 	/* Once the engine stops, an instance that held nothing is no failure: a respawn that
 	 * had not attached refuses to start, and one that had left its loop ended cleanly
-	 * whatever its status said (a signal it got as the stop began, say). */
-	if (p->shm->run_state >= MPE_RUN_DRAIN && (slot->status.state == MPE_WORKER_STARTING ||
-						   slot->status.state == MPE_WORKER_EXITED)) {
+	 * whatever its status said (a signal it got as the stop began, say). Stopping is the
+	 * workers' stop flags where nothing drains (rss): run_state is still ACTIVE there. */
+	if (asked_to_stop(p, id) && (slot->status.state == MPE_WORKER_STARTING ||
+				     slot->status.state == MPE_WORKER_EXITED)) {
 		if (slot->status.state == MPE_WORKER_STARTING)
 			snprintf(cause, size, "pid %d did not start: the engine is stopping",
 				 (int)p->pids[id]);
@@ -405,7 +406,7 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 	}
 	p->pids[id] = 0;
 	rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
-	if (p->shm->run_state == MPE_RUN_ACTIVE) {
+	if (!asked_to_stop(p, id)) {
 		worker_died(p, id);
 		return;
 	}
