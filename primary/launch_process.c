@@ -472,8 +472,11 @@ mpe_launch_tick(struct mpe_primary *p)
 			MPE_LOG(NOTICE, engine, "worker %u: back after %.1f ms (pid %d)", i,
 				slot->ctl.last_recover_us / 1000.0, slot->status.pid);
 		}
-		/* a worker that stopped polling (hung, or SIGSTOPped) is killed and recovered */
-		if (slot->status.heartbeat != p->life[i].beat || st != MPE_WORKER_RUNNING) {
+		/* a worker that stopped polling (hung, or SIGSTOPped) is killed and recovered; its
+		 * time is counted from the first tick that sees it running (beat_tsc 0 before),
+		 * not from the heartbeat's first value */
+		if (slot->status.heartbeat != p->life[i].beat || st != MPE_WORKER_RUNNING ||
+		    p->life[i].beat_tsc == 0) {
 			p->life[i].beat = slot->status.heartbeat;
 			p->life[i].beat_tsc = now;
 		} else if (conf->stall_timeout_ms != 0 && p->pids[i] > 0 &&
