@@ -209,14 +209,20 @@ main(int argc, char **argv)
 				q = (mpe_pkt_flow_hash(data, h->caplen) & (RETA_SIZE - 1)) %
 				    (unsigned int)o.queues;
 				/* a full queue waits: the test wants every packet through */
-				while (rte_ring_sp_enqueue(in[q], m) != 0 && !stop)
-					collected += collect(out, (unsigned int)o.out_queues, d);
+				while (rte_ring_sp_enqueue(in[q], m) != 0 && !stop) {
+					got = collect(out, (unsigned int)o.out_queues, d);
+					collected += got;
+					if (got > 0)
+						last = rte_get_timer_cycles();
+				}
 				injected++;
 			} else {
 				if (rc != PCAP_ERROR_BREAK)
 					fprintf(stderr, "mpe-ringio: %s: %s\n", o.in_file,
 						pcap_geterr(rd));
 				eof = 1;
+				/* the timeout runs from the last packet, or from here */
+				last = rte_get_timer_cycles();
 				if (o.expect == UINT64_MAX)
 					o.expect = injected;
 			}
