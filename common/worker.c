@@ -75,8 +75,10 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 			rc = lookup_ring(&w->out, (int)id,
 					 id + 1 == conf->nb_workers ? MPE_END_IO : (int)id + 1, err,
 					 err_size);
-		if (id + 1 < conf->nb_workers)
+		if (id + 1 < conf->nb_workers) {
 			w->next_down = &shm->workers[id + 1].ctl.down;
+			w->next_dead = &shm->workers[id + 1].ctl.dead;
+		}
 		break;
 	case MPE_SHAPE_DISTRIBUTOR:
 		rc = lookup_ring(&w->in, MPE_END_IO, (int)id, err, err_size);
@@ -347,14 +349,23 @@ transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t out_por
 	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
 }
 
+/* Whether the next stage of a pipeline is down for good (its restarts spent): its input ring
+ * has no consumer any more. */
+static inline int
+next_dead(const struct mpe_worker *w)
+{
+	return w->next_dead != NULL && unlikely(*w->next_dead);
+}
+
 /* A worker with an output ring: the survivors of work[0..n) go into it, the hand's
- * prod_mark saying which have gone; then what did not fit and the dropped are freed. */
+ * prod_mark saying which have gone; then what did not fit and the dropped are freed. What
+ * would go to a next stage down for good is not sent, and counted worker_down. */
 static inline void
 enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
-	uint16_t sent;
+	uint16_t sent = 0;
 
 	h->kept = kept;
 	h->prod_mark = w->out->prod.tail;
@@ -362,8 +373,10 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	h->phase = MPE_HAND_ENQ;
 	rte_compiler_barrier();
 	cnt->drops[MPE_DROP_VERDICT] += n - kept;
-	sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work, kept, NULL);
-	while (unlikely(sent < kept) && keep_waiting(w)) {
+	if (!next_dead(w))
+		sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work, kept,
+							     NULL);
+	while (unlikely(sent < kept) && !next_dead(w) && keep_waiting(w)) {
 		rte_pause();
 		sent += (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work + sent,
 							     kept - sent, NULL);
@@ -373,7 +386,7 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	h->phase = MPE_HAND_FREE;
 	rte_compiler_barrier();
 	cnt->tx += sent;
-	hand_free(w, &h->free_from, kept, MPE_DROP_RING_FULL);
+	hand_free(w, &h->free_from, kept, next_dead(w) ? MPE_DROP_WORKER_DOWN : MPE_DROP_RING_FULL);
 	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
 }
 

@@ -46,6 +46,7 @@ struct mpe_worker {
 	uint64_t primary_beat_seen;
 	uint8_t primary_gone;
 	const volatile uint32_t *next_down; /* pipeline: the next worker's ctl.down */
+	const volatile uint32_t *next_dead; /* and its ctl.dead */
 	uint64_t signal_tsc; /* when a stop signal was first seen, 0: none seen */
 };
 
