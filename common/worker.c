@@ -1,6 +1,7 @@
 /* The worker loop, shared by both builds: take a burst (ring or port queue), run the stages,
  * hand the survivors on. One writer per counter: this worker. The only shared reads on the
- * hot path are the stop flag and, once per 100 ms, the primary's heartbeat.
+ * hot path are the stop flag, in a pipeline the next stage's dead flag (lines the primary
+ * alone writes, and seldom) and, once per 100 ms, the primary's heartbeat.
  */
 #include <errno.h>
 #include <fcntl.h>

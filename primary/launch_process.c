@@ -406,7 +406,8 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 	}
 	p->pids[id] = 0;
 	rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
-	if (!asked_to_stop(p, id)) {
+	/* a death while running, not one at start-up (INIT) nor one the stop caused */
+	if (p->shm->run_state == MPE_RUN_ACTIVE && !asked_to_stop(p, id)) {
 		worker_died(p, id);
 		return;
 	}
