@@ -209,12 +209,8 @@ main(int argc, char **argv)
 				q = (mpe_pkt_flow_hash(data, h->caplen) & (RETA_SIZE - 1)) %
 				    (unsigned int)o.queues;
 				/* a full queue waits: the test wants every packet through */
-				while (rte_ring_sp_enqueue(in[q], m) != 0 && !stop) {
-					got = collect(out, (unsigned int)o.out_queues, d);
-					collected += got;
-					if (got > 0)
-						last = rte_get_timer_cycles();
-				}
+				while (rte_ring_sp_enqueue(in[q], m) != 0 && !stop)
+					collected += collect(out, (unsigned int)o.out_queues, d);
 				injected++;
 			} else {
 				if (rc != PCAP_ERROR_BREAK)

@@ -195,6 +195,17 @@ check_pool_whole() {
 		cond '[ "${unacc:-x}" = 0 ] && [ $((out + dropped)) = "$in" ]'
 }
 
+# check_books: once the primary has stopped: its total line says in = out + dropped +
+# in_doubt, with packets in and nothing unaccounted
+check_books() {
+	local in out dropped doubt unacc
+	in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+	doubt=$(total in_doubt "$log"); unacc=$(total unaccounted "$log")
+	check "every packet accounted ($in in, $out out, $dropped dropped, ${doubt:-0} in doubt)" \
+		cond '[ "${in:-0}" -gt 0 ] && [ "$unacc" = 0 ] &&
+		[ $((out + dropped + ${doubt:-0})) = "$in" ]'
+}
+
 # worker_pid ID [LOG]: the last pid the primary logged spawning for worker ID
 worker_pid() {
 	sed -n "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" "${2:-$log}" | tail -1

@@ -49,10 +49,6 @@ check "the ring into worker 1 does not fill again ($left packets in it)" \
 rc=0
 stop_primary 30 || rc=$?
 check "a worker failed: the primary exits 1 (status $rc)" [ "$rc" = 1 ]
-in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
-doubt=$(total in_doubt "$log"); unacc=$(total unaccounted "$log")
-check "every packet accounted ($in in, $out out, $dropped dropped, ${doubt:-0} in doubt)" \
-	cond '[ "${in:-0}" -gt 0 ] && [ "$unacc" = 0 ] &&
-	[ $((out + dropped + ${doubt:-0})) = "$in" ]'
+check_books
 assert_clean "nothing left behind"
 finish

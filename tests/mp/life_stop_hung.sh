@@ -49,10 +49,6 @@ check "the primary names worker 0 failed" grep -q "worker 0 failed: pid $w0 kill
 check "a worker failed: the primary exits 1 (status $rc)" [ "$rc" = 1 ]
 check "worker 1 is not reported failed" cond '! grep -q "worker 1 failed" "$log"'
 # a worker stopped inside a transmit call leaves its packets' fate unknown: in_doubt
-in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
-doubt=$(total in_doubt "$log"); unacc=$(total unaccounted "$log")
-check "every packet accounted ($in in, $out out, $dropped dropped, ${doubt:-0} in doubt)" \
-	cond '[ "${in:-0}" -gt 0 ] && [ "$unacc" = 0 ] &&
-	[ $((out + dropped + ${doubt:-0})) = "$in" ]'
+check_books
 assert_clean "nothing left behind"
 finish
