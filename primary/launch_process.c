@@ -293,8 +293,8 @@ worker_died(struct mpe_primary *p, unsigned int id)
 	lost = recover(p, id);
 	MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
 		slot->ctl.last_cause, lost < 0 ? 0 : lost);
-	if (!conf->restart || p->no_spawn) {
-		leave_down(p, id, p->no_spawn ? "started by hand (--no-spawn)" : "restart = off");
+	if (!conf->restart) {
+		leave_down(p, id, "restart = off");
 		return;
 	}
 	if (now - p->life[id].window_tsc > ms_to_tsc(conf->restart_window_ms)) {
@@ -311,8 +311,13 @@ worker_died(struct mpe_primary *p, unsigned int id)
 	p->life[id].window_restarts++;
 	p->life[id].respawn_tsc = now + ms_to_tsc(delay);
 	slot->status.state = MPE_WORKER_RESTARTING;
-	MPE_LOG(NOTICE, engine, "worker %u: respawning in %" PRIu64 " ms (restart %u)", id, delay,
-		slot->ctl.restarts + 1);
+	if (p->no_spawn)
+		MPE_LOG(NOTICE, engine, "worker %u: to be started again by hand in %" PRIu64 " ms "
+			"(restart %u): its command line follows then", id, delay,
+			slot->ctl.restarts + 1);
+	else
+		MPE_LOG(NOTICE, engine, "worker %u: respawning in %" PRIu64 " ms (restart %u)", id,
+			delay, slot->ctl.restarts + 1);
 }
 
 /* A worker that died while the engine drains or stops is not respawned, but what it held is
@@ -414,6 +419,15 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 	died_stopping(p, id);
 }
 
+/* The process of worker @i: our child, or the one an operator started (--no-spawn). */
+static pid_t
+worker_pid(const struct mpe_primary *p, unsigned int i)
+{
+	if (p->no_spawn)
+		return p->shm->workers[i].status.pid;
+	return p->pids[i];
+}
+
 /* A hand-started worker is not our child: notice its end by its pid, and by its state when
  * it left its loop without being asked. */
 static void
@@ -453,10 +467,11 @@ mpe_launch_tick(struct mpe_primary *p)
 	now = rte_get_timer_cycles();
 	for (i = 0; i < conf->nb_workers; i++) {
 		struct mpe_worker_slot *slot = &p->shm->workers[i];
-		uint32_t st = slot->status.state;
+		uint32_t st;
 
 		if (p->no_spawn)
-			check_hand_started(p, i);
+			check_hand_started(p, i); /* may find it dead, and change its state */
+		st = slot->status.state;
 		if (st == MPE_WORKER_RESTARTING && p->pids[i] == 0 && now >= p->life[i].respawn_tsc &&
 		    p->shm->run_state == MPE_RUN_ACTIVE) {
 			slot->ctl.restarts++;
@@ -480,11 +495,11 @@ mpe_launch_tick(struct mpe_primary *p)
 		    p->life[i].beat_tsc == 0) {
 			p->life[i].beat = slot->status.heartbeat;
 			p->life[i].beat_tsc = now;
-		} else if (conf->stall_timeout_ms != 0 && p->pids[i] > 0 &&
+		} else if (conf->stall_timeout_ms != 0 && worker_pid(p, i) > 0 &&
 			   now - p->life[i].beat_tsc > ms_to_tsc(conf->stall_timeout_ms)) {
 			MPE_LOG(ERR, engine, "worker %u (pid %d): no heartbeat for %u ms: killing it",
-				i, (int)p->pids[i], conf->stall_timeout_ms);
-			kill(p->pids[i], SIGKILL);
+				i, (int)worker_pid(p, i), conf->stall_timeout_ms);
+			kill(worker_pid(p, i), SIGKILL);
 			p->life[i].beat_tsc = now;
 		}
 	}

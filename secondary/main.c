@@ -152,6 +152,36 @@ clean_after_primary(struct mpe_shared *shm, unsigned int id)
 		"hugepage files and %s\n", id, dir);
 }
 
+/* A worker attaches only where the primary waits for it (it printed or spawned its command
+ * line): after a death the primary first repairs the rings and the pool the last instance
+ * left, and an instance that attached meanwhile would work on them with it. */
+static void
+refuse_unexpected(const struct mpe_worker_slot *slot, unsigned int id)
+{
+	switch (slot->status.state) {
+	case MPE_WORKER_STARTING:
+		return;
+	case MPE_WORKER_NONE:
+		refuse("worker %u: not expected yet: start it once the primary prints its command "
+		       "line", id);
+		break;
+	case MPE_WORKER_RESTARTING:
+		refuse("worker %u: its last instance died and is being recovered: start it once "
+		       "the primary prints its command line again", id);
+		break;
+	case MPE_WORKER_FAILED:
+		if (slot->ctl.dead)
+			refuse("worker %u: left down for good (%s): its traffic goes nowhere; "
+			       "restart the engine to bring it back", id, slot->status.error);
+		refuse("worker %u: failed (%s): restart the engine", id, slot->status.error);
+		break;
+	default:
+		refuse("worker %u: its last instance (pid %d) has ended and the primary has not "
+		       "recovered it yet: start it once the primary prints its command line again",
+		       id, slot->status.pid);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -225,6 +255,7 @@ main(int argc, char **argv)
 			 slot->status.pid);
 	if (shm->run_state >= MPE_RUN_DRAIN)
 		refuse("worker %u: the engine is stopping", id);
+	refuse_unexpected(slot, id);
 
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)

@@ -206,6 +206,31 @@ check_books() {
 		[ $((out + dropped + ${doubt:-0})) = "$in" ]'
 }
 
+# rx_moves ID MARK: worker ID's rx counter moved in the stats lines after the first line
+# matching MARK (at least two samples), in $log
+rx_moves() {
+	python3 - "$log" "$1" "$2" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+mark = next((i for i, l in enumerate(lines) if re.search(sys.argv[3], l)), None)
+if mark is None:
+    sys.exit(1)
+rx = [int(m.group(1)) for l in lines[mark:]
+      for m in [re.search(r"\| w%s running rx (\d+)" % sys.argv[2], l)] if m]
+sys.exit(0 if len(rx) >= 2 and rx[-1] > rx[0] else 1)
+PY
+}
+
+# wait_for_count PATTERN N SECS: $log has N lines matching PATTERN
+wait_for_count() {
+	local i
+	for ((i = 0; i < $3 * 20; i++)); do
+		[ "$(grep -c -- "$1" "$log" || true)" -ge "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # worker_pid ID [LOG]: the last pid the primary logged spawning for worker ID
 worker_pid() {
 	sed -n "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" "${2:-$log}" | tail -1
