@@ -108,7 +108,7 @@ lookup(struct rte_ring **r, int from, int to)
 }
 
 static int
-io_init(struct io *io, struct mpe_primary *p)
+io_init(struct io *io, struct mpe_primary *p, int socket)
 {
 	const struct mpe_conf *conf = &p->shm->conf;
 	unsigned int i;
@@ -170,7 +170,7 @@ io_init(struct io *io, struct mpe_primary *p)
 		tp->io = io;
 		tp->idx = (uint16_t)i;
 		tp->buf = rte_zmalloc_socket("mpe_txbuf", RTE_ETH_TX_BUFFER_SIZE(io->burst), 0,
-					     rte_socket_id());
+					     socket);
 		if (tp->buf == NULL)
 			return -ENOMEM;
 		rte_eth_tx_buffer_init(tp->buf, io->burst);
@@ -429,23 +429,46 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 }
 
 int
-mpe_io_main(void *arg)
+mpe_io_prepare(struct mpe_primary *p)
 {
-	struct mpe_primary *p = arg;
-	const struct mpe_conf *conf = &p->shm->conf;
+	unsigned int lcore = p->shm->conf.io_lcore;
 	struct io *io;
-	unsigned int i;
 	int rc;
 
-	io = rte_zmalloc("mpe_io", sizeof(*io), RTE_CACHE_LINE_SIZE);
+	io = rte_zmalloc_socket("mpe_io", sizeof(*io), RTE_CACHE_LINE_SIZE,
+				rte_lcore_to_socket_id(lcore));
 	if (io == NULL)
 		return -ENOMEM;
-	rc = io_init(io, p);
+	rc = io_init(io, p, rte_lcore_to_socket_id(lcore));
 	if (rc < 0) {
 		io_fini(io);
 		rte_free(io);
 		return rc;
 	}
+	p->io = io;
+	return 0;
+}
+
+void
+mpe_io_release(struct mpe_primary *p)
+{
+	struct io *io = p->io;
+
+	if (io == NULL)
+		return;
+	io_fini(io);
+	rte_free(io);
+	p->io = NULL;
+}
+
+int
+mpe_io_main(void *arg)
+{
+	struct mpe_primary *p = arg;
+	const struct mpe_conf *conf = &p->shm->conf;
+	struct io *io = p->io;
+	unsigned int i;
+
 	io->st->running = 1;
 	MPE_LOG(INFO, io, "I/O loop on lcore %u: %u ports, %u input and %u output rings",
 		rte_lcore_id(), conf->nb_ports, io->nb_in, io->nb_out);
@@ -462,8 +485,6 @@ mpe_io_main(void *arg)
 	}
 	io->st->pending = 0;
 	io->st->running = 0;
-	io_fini(io);
-	rte_free(io);
 	MPE_LOG(INFO, io, "I/O loop stopped");
 	return 0;
 }

@@ -807,6 +807,7 @@ teardown(struct mpe_primary *p, int workers_started)
 			rte_eal_wait_lcore(conf->io_lcore);
 			p->io_launched = 0;
 		}
+		mpe_io_release(p);
 		empty_rings(p);
 		if (workers_started) {
 			mpe_stats_summary(p->shm, stdout);
@@ -966,11 +967,18 @@ main(int argc, char **argv)
 	if (rc == 0)
 		rc = wait_ready(p);
 	if (rc == 0 && mpe_config_io_used(conf)) {
+		rc = mpe_io_prepare(p);
+		if (rc < 0)
+			MPE_LOG(ERR, engine, "I/O lcore %u: cannot start: %s", conf->io_lcore,
+				strerror(-rc));
+	}
+	if (rc == 0 && mpe_config_io_used(conf)) {
 		rc = rte_eal_remote_launch(mpe_io_main, p, conf->io_lcore);
 		if (rc == 0)
 			p->io_launched = 1;
 		else
-			MPE_LOG(ERR, engine, "io lcore %u: cannot launch", conf->io_lcore);
+			MPE_LOG(ERR, engine, "I/O lcore %u: cannot launch: %s", conf->io_lcore,
+				strerror(-rc));
 	}
 	if (rc == 0) {
 		p->shm->run_state = MPE_RUN_ACTIVE;

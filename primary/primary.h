@@ -26,6 +26,7 @@ struct mpe_primary {
 	uint8_t io_shares[MPE_MAX_WORKERS]; /* worker i's lcore runs on the I/O lcore's CPU */
 	int pdump; /* rte_pdump_init() done: dpdk-dumpcap may capture */
 	int io_launched;
+	void *io; /* io.c's state, from mpe_io_prepare() to mpe_io_release() */
 
 	/* command line */
 	const char *config_path;
@@ -70,7 +71,12 @@ int mpe_recover_pool_stuck(struct rte_mempool *mp, char *why, size_t size);
 /* Empty the input ring of a worker that is down for good; returns the packets dropped. */
 unsigned int mpe_recover_drain_input(struct mpe_primary *p, unsigned int id);
 
-/* io.c: the I/O lcore's loop; arg is the struct mpe_primary. */
+/* io.c: the I/O lcore's state, made on the main lcore before it is launched, so that a
+ * failure stops the start with its cause; 0 or -errno. */
+int mpe_io_prepare(struct mpe_primary *p);
+/* Once the I/O lcore has returned (or was never launched). */
+void mpe_io_release(struct mpe_primary *p);
+/* io.c: the I/O lcore's loop; arg is the struct mpe_primary, prepared. */
 int mpe_io_main(void *arg);
 
 /* telemetry.c: register the /mpe/... telemetry commands; 0 or -errno. */
