@@ -561,6 +561,12 @@ ctl --json acl > "$t.frel"
 check "rules reloaded between two pages of acl: read again, one generation throughout" \
 	jtest "$t.frel" 'v["generation"] == 4 and len(v["rules"]) == 2 and "next" not in v'
 
+fake shrinking fakes
+P=fakes
+ctl --json acl > "$t.fshr" || true
+check "rules reloaded to fewer between two pages of acl: read again, not a missing page" \
+	jtest "$t.fshr" 'v["generation"] == 4 and list(v["rules"]) == ["0"] and "next" not in v'
+
 fake pageloop fakel
 P=fakel
 check "a page of workers that is not the one announced: exit 2, says so" fails "$t.fpl" \

@@ -16,6 +16,8 @@ RUNDIR) one client after another until killed. MODE:
             the client's check and still get no answer
   reloading as contract, but the rules are reloaded (generation 3 to 4) right after a
             client's first /mpe/acl request
+  shrinking as reloading, but generation 4 has one rule only: the second page, asked for by
+            the first, lies past its end and has no rules (as the engine answers)
   pageloop  as contract, but /mpe/workers,from=1 answers the first page again
 """
 import json
@@ -70,7 +72,7 @@ RULES = [{"line": 3, "priority": 10, "action": "drop", "hits": 42,
           "rule": "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 17/0xff"}]
 
 
-def contract(cmd, param, rundir, prefix, generation=3):
+def contract(cmd, param, rundir, prefix, generation=3, rules=RULES):
     if cmd == "/mpe/info":
         return {"version": "fake", "model": "process", "shape": "distributor", "workers": 3,
                 "io_lcore": 1, "lcores": [2, 3, 4], "uptime_s": 5, "primary_pid": os.getpid(),
@@ -97,11 +99,12 @@ def contract(cmd, param, rundir, prefix, generation=3):
         return "[engine]\nshape = distributor\n"
     if cmd == "/mpe/acl":  # one rule per page
         first = int(param) if param else 0
-        v = {"generation": generation, "file": "/etc/mpe/rules.acl", "nb_rules": len(RULES),
+        v = {"generation": generation, "file": "/etc/mpe/rules.acl", "nb_rules": len(rules),
              "default_action": "allow", "default_hits": 7, "reloads": 2, "reload_errors": 1,
-             "retired_pending": 0, "rules": {str(first): RULES[first]},
+             "retired_pending": 0,
+             "rules": {str(first): rules[first]} if first < len(rules) else {},
              "retired_files": ["/etc/mpe/rules.acl"], "retired_packets": [1000]}
-        if first + 1 < len(RULES):
+        if first + 1 < len(rules):
             v["next"] = first + 1
         return v
     if cmd == "/mpe/flows":
@@ -123,7 +126,7 @@ def serve(conn, mode, rundir, prefix):
     conn.send(json.dumps({"version": "DPDK 22.11.fake", "pid": os.getpid(),
                           "max_output_len": MAX_OUTPUT_LEN}).encode())
     commands = BASE + (MPE if mode != "other" else []) + \
-        (MPE_NEW if mode in ("contract", "reloading", "pageloop") else [])
+        (MPE_NEW if mode in ("contract", "reloading", "shrinking", "pageloop") else [])
     if mode == "old":
         mode = "contract"  # with the commands of an old engine
     acl_requests = 0
@@ -147,8 +150,9 @@ def serve(conn, mode, rundir, prefix):
             continue
         else:
             acl_requests += cmd == "/mpe/acl"
-            value = contract(cmd, param, rundir, prefix,
-                             4 if mode == "reloading" and acl_requests > 1 else 3)
+            reloaded = mode in ("reloading", "shrinking") and acl_requests > 1
+            value = contract(cmd, param, rundir, prefix, 4 if reloaded else 3,
+                             RULES[:1] if reloaded and mode == "shrinking" else RULES)
             if cmd == "/mpe/workers" and "/mpe/acl" not in commands:
                 value = {"0": worker(0, 100), "1": worker(1, 200)}
             elif cmd == "/mpe/workers" and mode == "pageloop" and param == "from=1":
