@@ -209,8 +209,12 @@ main(int argc, char **argv)
 				q = (mpe_pkt_flow_hash(data, h->caplen) & (RETA_SIZE - 1)) %
 				    (unsigned int)o.queues;
 				/* a full queue waits: the test wants every packet through */
-				while (rte_ring_sp_enqueue(in[q], m) != 0 && !stop)
+				while ((rc = rte_ring_sp_enqueue(in[q], m)) != 0 && !stop)
 					collected += collect(out, (unsigned int)o.out_queues, d);
+				if (rc != 0) { /* stopped while it waited: not injected */
+					rte_pktmbuf_free(m);
+					break;
+				}
 				injected++;
 			} else {
 				if (rc != PCAP_ERROR_BREAK)
