@@ -22,7 +22,7 @@
 #define MPE_DEF_BURST 32
 #define MPE_DEF_RING_SIZE 1024
 #define MPE_DEF_SHARED_RING_SIZE 8192 /* ring_size not given: into a lcore sharing a CPU */
-#define MPE_DEF_MBUFS 16383
+#define MPE_DEF_MBUFS 8191
 #define MPE_MAX_MBUFS 4194303
 #define MPE_DEF_MBUF_CACHE 256
 #define MPE_DEF_MBUF_DATA 2048

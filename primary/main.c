@@ -424,7 +424,7 @@ size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes
 		return;
 	if (nb_listed < nb_long)
 		snprintf(more, sizeof(more), " and %u more", nb_long - nb_listed);
-	need = mpe_config_mbufs_need(conf, slots);
+	need = mpe_config_mbufs_need(conf, slots) + p->mbufs_held;
 	if (need > conf->mbufs && (!conf->mbufs_auto || mpe_config_mbufs_auto(need) == 0)) {
 		MPE_LOG(NOTICE, engine, "mbufs = %u cannot fill %u-slot rings into lcores that "
 			"share a CPU (%" PRIu64 " needed): every ring holds ring_size = %u, and the "
@@ -474,6 +474,35 @@ create_pool(const struct mpe_primary *p, const struct mpe_conf *conf)
 				       rte_socket_id());
 }
 
+/* A port's device that keeps mbufs of the pool for itself (net_pcap's infinite_rx holds its
+ * whole capture) leaves that many fewer for the queues, rings and caches: a pool left to the
+ * engine grows by them; a given one that cannot hold both is said to be short. */
+static void
+hold_for_devices(struct mpe_primary *p)
+{
+	struct mpe_conf *conf = &p->shm->conf;
+	uint64_t need;
+	char who[256];
+
+	p->mbufs_held = mpe_port_mbufs_held(conf, who, sizeof(who));
+	if (p->mbufs_held == 0)
+		return;
+	need = mpe_config_mbufs_need(conf, (uint64_t)mpe_config_nb_rings(conf) * conf->ring_size) +
+	       p->mbufs_held;
+	if (need > conf->mbufs && conf->mbufs_auto && mpe_config_mbufs_auto(need) != 0) {
+		conf->mbufs = mpe_config_mbufs_auto(need);
+		MPE_LOG(NOTICE, engine, "net_pcap keeps its capture in the pool (infinite_rx; "
+			"%s packets): mbufs %u", who, conf->mbufs);
+	} else if (need > conf->mbufs) {
+		MPE_LOG(WARNING, engine, "mbufs = %u: net_pcap keeps %" PRIu64 " of them "
+			"(infinite_rx; %s packets), and the queues, rings and caches may take "
+			"%" PRIu64 " more", conf->mbufs, p->mbufs_held, who, need - p->mbufs_held);
+	} else {
+		MPE_LOG(INFO, engine, "net_pcap keeps its capture in the pool (infinite_rx; %s "
+			"packets)", who);
+	}
+}
+
 static void mark_shared_cpus(struct mpe_primary *p);
 static void warn_not_isolated(const struct mpe_primary *p);
 
@@ -508,6 +537,7 @@ create_objects(struct mpe_primary *p, const struct mpe_conf *conf)
 		return rc;
 	warn_not_isolated(p);
 	mark_shared_cpus(p);
+	hold_for_devices(p);
 	n = ring_ends(&p->shm->conf, ends);
 	mbufs = p->shm->conf.mbufs;
 	size_rings(p, ends, n, sizes);

@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pcap/pcap.h>
+
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 #include <rte_pdump.h>
 
 #include "log.h"
@@ -28,6 +33,66 @@ static uint8_t sym_rss_key[40] = {
  * would never be received. Reads the table back to check it and logs how it spreads. Runs
  * once the port has started, since some drivers take the table only then and size it by the
  * queues configured; a packet that arrives in between may stay on a queue no worker polls. */
+/* rte_kvargs_process() handler: adds the packets of capture @file to *(uint64_t *)@arg;
+ * a file that cannot be read counts nothing (net_pcap says why when it opens it). */
+static int
+count_capture(const char *key __rte_unused, const char *file, void *arg)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *pc = pcap_open_offline(file, err);
+
+	if (pc == NULL)
+		return 0;
+	while (pcap_next_ex(pc, &h, &data) == 1)
+		(*(uint64_t *)arg)++;
+	pcap_close(pc);
+	return 0;
+}
+
+uint64_t
+mpe_port_mbufs_held(const struct mpe_conf *conf, char *who, size_t size)
+{
+	uint64_t held = 0;
+	size_t off = 0;
+	unsigned int i;
+
+	if (size > 0)
+		who[0] = '\0';
+	for (i = 0; i < conf->nb_ports; i++) {
+		const struct mpe_port_conf *pc = &conf->ports[i];
+		const struct rte_devargs *da;
+		struct rte_eth_dev_info info;
+		struct rte_kvargs *kv;
+		const char *inf;
+		uint64_t n = 0;
+		uint16_t pid;
+
+		if (!pc->rx || rte_eth_dev_get_port_by_name(pc->device, &pid) != 0 ||
+		    rte_eth_dev_info_get(pid, &info) != 0 ||
+		    strcmp(info.driver_name, "net_pcap") != 0)
+			continue;
+		da = rte_dev_devargs(info.device);
+		if (da == NULL || da->args == NULL)
+			continue;
+		kv = rte_kvargs_parse(da->args, NULL);
+		if (kv == NULL)
+			continue;
+		inf = rte_kvargs_get(kv, "infinite_rx");
+		if (inf != NULL && strcmp(inf, "0") != 0)
+			rte_kvargs_process(kv, "rx_pcap", count_capture, &n);
+		rte_kvargs_free(kv);
+		if (n == 0)
+			continue;
+		held += n;
+		if (off < size)
+			off += (size_t)snprintf(who + off, size - off, "%s%s %" PRIu64,
+						off ? ", " : "", pc->device, n);
+	}
+	return held;
+}
+
 static int
 point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid)
 {

@@ -26,6 +26,7 @@ struct mpe_primary {
 	uint8_t io_shares[MPE_MAX_WORKERS]; /* worker i's lcore runs on the I/O lcore's CPU */
 	int pdump; /* rte_pdump_init() done: dpdk-dumpcap may capture */
 	int io_launched;
+	uint64_t mbufs_held; /* by the ports' devices: mpe_port_mbufs_held() */
 	void *io; /* io.c's state, from mpe_io_prepare() to mpe_io_release() */
 
 	/* command line */
@@ -59,6 +60,9 @@ void mpe_primary_abort(struct mpe_primary *p, const char *why) __rte_noreturn;
 
 /* port.c */
 int mpe_port_init_all(struct mpe_primary *p);
+/* The mbufs the ports' devices keep for themselves once started: net_pcap with infinite_rx
+ * holds its whole capture in the pool. Which ports, and how many each, into @who. */
+uint64_t mpe_port_mbufs_held(const struct mpe_conf *conf, char *who, size_t size);
 void mpe_port_close_all(struct mpe_primary *p);
 
 /* recover.c: after worker @id died. Returns the mbufs reclaimed from its hands, or -errno:

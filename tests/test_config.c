@@ -1025,6 +1025,11 @@ test_mbufs_auto(void)
 		{"[engine]\nring_size = 1024\n" P0 W0, MPE_DEF_MBUFS, 0, 1},
 		/* 2 rings of 8192: 16384 slots alone */
 		{"[engine]\nring_size = 8192\n" P0 W0, 32767, 0, 1},
+		/* 2 workers of a distributor: 7424 needed, the default holds them */
+		{"[engine]\nshape = distributor\n" P0 W(0, 2) W(1, 3), MPE_DEF_MBUFS, 1, 1},
+		/* 2 rings of 2048 fit the default (7104 needed), of 4096 not (11200) */
+		{"[engine]\nring_size = 2048\n" P0 W0, MPE_DEF_MBUFS, 0, 1},
+		{"[engine]\nring_size = 4096\n" P0 W0, 16383, 0, 1},
 		/* 4 rings of 65536 */
 		{"[engine]\nshape = distributor\nring_size = 65536\n" P0 W(0, 2) W(1, 3), 524287,
 		 0, 1},
@@ -1048,8 +1053,9 @@ test_mbufs_auto(void)
 			      "case %zu: %u mbufs cannot fill what is configured", i, c.mbufs);
 	}
 	CHECK(mpe_config_mbufs_auto(0) == MPE_DEF_MBUFS, "0: %u", mpe_config_mbufs_auto(0));
-	CHECK(mpe_config_mbufs_auto(MPE_DEF_MBUFS) == MPE_DEF_MBUFS, "16383");
-	CHECK(mpe_config_mbufs_auto(MPE_DEF_MBUFS + 1) == 32767, "16384: %u",
+	CHECK(MPE_DEF_MBUFS == 8191, "the default pool: %u", MPE_DEF_MBUFS);
+	CHECK(mpe_config_mbufs_auto(MPE_DEF_MBUFS) == MPE_DEF_MBUFS, "8191");
+	CHECK(mpe_config_mbufs_auto(MPE_DEF_MBUFS + 1) == 16383, "8192: %u",
 	      mpe_config_mbufs_auto(MPE_DEF_MBUFS + 1));
 	CHECK(mpe_config_mbufs_auto(MPE_MAX_MBUFS) == MPE_MAX_MBUFS, "the maximum");
 	CHECK(mpe_config_mbufs_auto((uint64_t)MPE_MAX_MBUFS + 1) == 0, "above the maximum: %u",

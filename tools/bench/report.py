@@ -169,7 +169,7 @@ RING_SIZE = 1024
 SHARED_RING_SIZE = 8192
 # the engine's pool when mbufs is left out and the configuration needs no more
 # (MPE_DEF_MBUFS, common/config.h)
-DEFAULT_MBUFS = 16383
+DEFAULT_MBUFS = 8191
 RING = "process/thread, ring_size %d" % RING_SIZE
 # one build with 2 workers against itself with 1 worker, in alternating windows: the rate of
 # the 2-worker engine over that of the 1-worker engine, rows under the 2-worker configuration
@@ -840,7 +840,8 @@ def pool_text(cases, names, alt_rows, meta):
             " | ".join(_side_cell(alt_summary(alt_rows, cn, pool_pair(m))) for m in models)))
     if L:
         L += ["", "The configuration with the mbufs it gives and the same configuration with "
-              "mbufs left out (the engine's default pool, %d mbufs or more) started together "
+              "mbufs left out (the engine's default pool: %d mbufs, or more where its rings, "
+              "queues, caches and a replayed capture need them) started together "
               "in one build and run in alternating windows as the two builds are (section "
               "\"Process against thread in alternating windows\", %s): "
               "the rate with mbufs given over the rate with the default pool, the median over "
