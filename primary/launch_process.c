@@ -172,8 +172,11 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	argv[argc++] = wid;
 	argv[argc] = NULL;
 
-	/* the new instance's refusals and end must not be read with the last one's words */
+	/* the new instance's refusals and end must not be read with the last one's words; the
+	 * one instance that attaches claims the slot by its pid */
 	slot->status.error[0] = '\0';
+	slot->status.pid = 0;
+	rte_wmb();
 	slot->status.state = MPE_WORKER_STARTING;
 	if (p->no_spawn) {
 		/* a line an operator can paste: arguments with shell characters are quoted */
@@ -439,11 +442,14 @@ check_hand_started(struct mpe_primary *p, unsigned int id)
 
 	if (st == MPE_WORKER_EXITED && asked_to_stop(p, id))
 		return;
-	if ((st != MPE_WORKER_READY && st != MPE_WORKER_RUNNING && st != MPE_WORKER_EXITED) ||
+	/* FAILED and not left down: an instance that failed to attach or left its loop on an
+	 * error (leave_down and died_stopping set dead) */
+	if ((st != MPE_WORKER_READY && st != MPE_WORKER_RUNNING && st != MPE_WORKER_EXITED &&
+	     (st != MPE_WORKER_FAILED || slot->ctl.dead)) ||
 	    slot->status.pid <= 0 || !mpe_worker_process_gone(slot->status.pid))
 		return;
 	rte_strscpy(said, slot->status.error, sizeof(said));
-	if (st == MPE_WORKER_EXITED && said[0] != '\0')
+	if ((st == MPE_WORKER_EXITED || st == MPE_WORKER_FAILED) && said[0] != '\0')
 		snprintf(slot->ctl.last_cause, sizeof(slot->ctl.last_cause), "pid %d %s",
 			 slot->status.pid, said);
 	else
@@ -499,7 +505,9 @@ mpe_launch_tick(struct mpe_primary *p)
 			   now - p->life[i].beat_tsc > ms_to_tsc(conf->stall_timeout_ms)) {
 			MPE_LOG(ERR, engine, "worker %u (pid %d): no heartbeat for %u ms: killing it",
 				i, (int)worker_pid(p, i), conf->stall_timeout_ms);
-			kill(worker_pid(p, i), SIGKILL);
+			if (kill(worker_pid(p, i), SIGKILL) < 0)
+				MPE_LOG(ERR, engine, "worker %u (pid %d): cannot kill it: %s", i,
+					(int)worker_pid(p, i), strerror(errno));
 			p->life[i].beat_tsc = now;
 		}
 	}
@@ -539,9 +547,9 @@ still_there(struct mpe_primary *p, unsigned int i)
 {
 	uint32_t st = p->shm->workers[i].status.state;
 
+	/* STARTING with a pid: an instance that claimed the slot and is attaching */
 	return p->pids[i] > 0 ||
-	       (p->no_spawn && st != MPE_WORKER_NONE && st != MPE_WORKER_STARTING &&
-		p->shm->workers[i].status.pid > 0 &&
+	       (p->no_spawn && st != MPE_WORKER_NONE && p->shm->workers[i].status.pid > 0 &&
 		!mpe_worker_process_gone(p->shm->workers[i].status.pid));
 }
 

@@ -492,14 +492,14 @@ hold_for_devices(struct mpe_primary *p)
 	if (need > conf->mbufs && conf->mbufs_auto && mpe_config_mbufs_auto(need) != 0) {
 		conf->mbufs = mpe_config_mbufs_auto(need);
 		MPE_LOG(NOTICE, engine, "net_pcap keeps its capture in the pool (infinite_rx; "
-			"%s packets): mbufs %u", who, conf->mbufs);
+			"%s mbufs): mbufs %u", who, conf->mbufs);
 	} else if (need > conf->mbufs) {
 		MPE_LOG(WARNING, engine, "mbufs = %u: net_pcap keeps %" PRIu64 " of them "
-			"(infinite_rx; %s packets), and the queues, rings and caches may take "
+			"(infinite_rx; %s), and the queues, rings and caches may take "
 			"%" PRIu64 " more", conf->mbufs, p->mbufs_held, who, need - p->mbufs_held);
 	} else {
 		MPE_LOG(INFO, engine, "net_pcap keeps its capture in the pool (infinite_rx; %s "
-			"packets)", who);
+			"mbufs)", who);
 	}
 }
 

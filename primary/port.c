@@ -28,16 +28,18 @@ static uint8_t sym_rss_key[40] = {
 	0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
 };
 
-/* Shape rss with RX queues no worker polls (workers given queues of their own): point the
- * device's RSS redirection table at the polled queues only, or what it hashed to the others
- * would never be received. Reads the table back to check it and logs how it spreads. Runs
- * once the port has started, since some drivers take the table only then and size it by the
- * queues configured; a packet that arrives in between may stay on a queue no worker polls. */
-/* rte_kvargs_process() handler: adds the packets of capture @file to *(uint64_t *)@arg;
- * a file that cannot be read counts nothing (net_pcap says why when it opens it). */
+struct capture_count {
+	uint32_t data_room; /* an mbuf's, after the headroom */
+	uint64_t mbufs;
+};
+
+/* rte_kvargs_process() handler: adds the mbufs capture @file takes to @arg (struct
+ * capture_count): net_pcap chains as many as a packet larger than one mbuf needs. A file that
+ * cannot be read counts nothing (net_pcap says why when it opens it). */
 static int
 count_capture(const char *key __rte_unused, const char *file, void *arg)
 {
+	struct capture_count *cc = arg;
 	char err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const u_char *data;
@@ -46,7 +48,8 @@ count_capture(const char *key __rte_unused, const char *file, void *arg)
 	if (pc == NULL)
 		return 0;
 	while (pcap_next_ex(pc, &h, &data) == 1)
-		(*(uint64_t *)arg)++;
+		cc->mbufs += h->caplen <= cc->data_room ? 1 :
+			     (h->caplen + cc->data_room - 1) / cc->data_room;
 	pcap_close(pc);
 	return 0;
 }
@@ -65,8 +68,8 @@ mpe_port_mbufs_held(const struct mpe_conf *conf, char *who, size_t size)
 		const struct rte_devargs *da;
 		struct rte_eth_dev_info info;
 		struct rte_kvargs *kv;
+		struct capture_count cc = {.data_room = conf->mbuf_data};
 		const char *inf;
-		uint64_t n = 0;
 		uint16_t pid;
 
 		if (!pc->rx || rte_eth_dev_get_port_by_name(pc->device, &pid) != 0 ||
@@ -81,18 +84,23 @@ mpe_port_mbufs_held(const struct mpe_conf *conf, char *who, size_t size)
 			continue;
 		inf = rte_kvargs_get(kv, "infinite_rx");
 		if (inf != NULL && strcmp(inf, "0") != 0)
-			rte_kvargs_process(kv, "rx_pcap", count_capture, &n);
+			rte_kvargs_process(kv, "rx_pcap", count_capture, &cc);
 		rte_kvargs_free(kv);
-		if (n == 0)
+		if (cc.mbufs == 0)
 			continue;
-		held += n;
+		held += cc.mbufs;
 		if (off < size)
 			off += (size_t)snprintf(who + off, size - off, "%s%s %" PRIu64,
-						off ? ", " : "", pc->device, n);
+						off ? ", " : "", pc->device, cc.mbufs);
 	}
 	return held;
 }
 
+/* Shape rss with RX queues no worker polls (workers given queues of their own): point the
+ * device's RSS redirection table at the polled queues only, or what it hashed to the others
+ * would never be received. Reads the table back to check it and logs how it spreads. Runs
+ * once the port has started, since some drivers take the table only then and size it by the
+ * queues configured; a packet that arrives in between may stay on a queue no worker polls. */
 static int
 point_reta(const struct mpe_conf *conf, unsigned int idx, uint16_t pid)
 {

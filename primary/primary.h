@@ -61,7 +61,8 @@ void mpe_primary_abort(struct mpe_primary *p, const char *why) __rte_noreturn;
 /* port.c */
 int mpe_port_init_all(struct mpe_primary *p);
 /* The mbufs the ports' devices keep for themselves once started: net_pcap with infinite_rx
- * holds its whole capture in the pool. Which ports, and how many each, into @who. */
+ * holds its whole capture in the pool (a packet larger than an mbuf in several). Which
+ * ports, and how many mbufs each, into @who. */
 uint64_t mpe_port_mbufs_held(const struct mpe_conf *conf, char *who, size_t size);
 void mpe_port_close_all(struct mpe_primary *p);
 

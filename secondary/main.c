@@ -156,10 +156,18 @@ clean_after_primary(struct mpe_shared *shm, unsigned int id)
  * line): after a death the primary first repairs the rings and the pool the last instance
  * left, and an instance that attached meanwhile would work on them with it. */
 static void
-refuse_unexpected(const struct mpe_worker_slot *slot, unsigned int id)
+refuse_unexpected(struct mpe_worker_slot *slot, unsigned int id)
 {
+	pid_t none = 0;
+
+	if (slot->ctl.stop)
+		refuse("worker %u: the engine is stopping", id);
 	switch (slot->status.state) {
 	case MPE_WORKER_STARTING:
+		/* one instance only: the primary clears the pid when it waits for one */
+		if (!__atomic_compare_exchange_n(&slot->status.pid, &none, getpid(), 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			refuse("worker %u: another instance, pid %d, is attaching", id, (int)none);
 		return;
 	case MPE_WORKER_NONE:
 		refuse("worker %u: not expected yet: start it once the primary prints its command "

@@ -11,6 +11,12 @@
 #      down, and an instance started by hand then refuses and says so.
 # Worker 1 forwards throughout. SIGINT: exit 1 (a worker failed), the books balance, the
 # pool holds every mbuf once, nothing is left.
+#   4. a second engine: worker 0 killed, and its next instance fails in its set-up (gdb): a
+#      death like the first, so its line comes again; then a second instance started while
+#      the first one sets up (gdb holds it) refuses.
+#   5. worker 0 killed again, its next instance held by gdb in its set-up when SIGINT comes:
+#      the primary waits for it; let go, it drains its input and stops, and the primary exits
+#      0, books balanced.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$MODEL" = thread ]; then
@@ -102,7 +108,8 @@ check "2: worker 0 came back twice, each time within 100 s of its death" \
 
 sleep 0.5
 check "2: both workers forward after the restart" \
-	cond 'rx_moves 0 "worker 0: pid $second is gone" && rx_moves 1 "worker 0: pid $second is gone"'
+	cond 'rx_moves 0 "worker 0: pid $second is gone" &&
+		rx_moves 1 "worker 0: pid $second is gone"'
 
 # --- 3. one death more than restart_max: down for good
 kill -KILL "$third"
@@ -123,4 +130,73 @@ rc=0
 wait_exit "$other" 10 || rc=$?
 check "worker 1 exits 0 (status $rc)" [ "$rc" = 0 ]
 assert_clean "nothing left behind"
+
+# --- 4. a new instance that fails to attach, then two started at once
+sed -i 's/^restart_backoff_ms = .*/restart_backoff_ms = 10/; s/^restart_max = .*/restart_max = 5/' \
+	"$TMP/engine.ini"
+start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/engine.ini" --no-spawn
+check "4: the primary prints how to start the workers" \
+	wait_for "$log" "worker 1: start it with: mpe-secondary " 20
+hand_start 0 worker0; first=$HAND
+hand_start 1 worker1; other=$HAND
+check "4: the engine runs" wait_for "$log" "running: 2 workers ready" 30
+kill -KILL "$first"
+check "4: worker 0's line comes again" \
+	wait_for_count "^worker 0: start it with: mpe-secondary " 2 10
+# gdb makes the worker's set-up fail, as a stage that cannot start would
+read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
+gdb -batch -nx -ex 'break mpe_worker_init' -ex run -ex 'return -22' -ex continue \
+	-ex 'quit $_exitcode' --args "$SECONDARY" "${args[@]}" > "$TMP/failing.log" 2>&1 &
+failing=$!
+EXTRA_PIDS+=" $failing"
+rc=0
+wait_exit "$failing" 30 || rc=$?
+check "4: the failing instance stopped in its set-up and exited 1 (status $rc)" \
+	cond '[ "$rc" = 1 ] && grep -q "hit Breakpoint 1,.*mpe_worker_init" "$TMP/failing.log"'
+check "4: the primary takes it for a death: its line comes a third time, after twice the \
+back-off" cond 'wait_for "$log" "worker 0: to be started again by hand in 20 ms (restart 2)" 5 &&
+		wait_for_count "^worker 0: start it with: mpe-secondary " 3 10'
+# two instances at once (an operator and a service manager): gdb holds the first one in its
+# set-up, after it claimed the slot, while the second one starts; that one refuses
+read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
+gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
+	-ex "shell while [ ! -e $TMP/go ]; do sleep 0.05; done" -ex continue \
+	--args "$SECONDARY" "${args[@]}" > "$TMP/held.log" 2>&1 &
+EXTRA_PIDS+=" $!"
+check "4: gdb holds an instance in its set-up" \
+	wait_for "$TMP/held.log" "hit Breakpoint 1,.*mpe_worker_init" 20
+held=$(pgrep -f -P "$!" -- "--worker 0" | head -1)
+refused 0 twin "another instance, pid ${held:-?}, is attaching"
+touch "$TMP/go"
+check "4: the held instance goes on, and worker 0 is back (pid $held)" \
+	wait_for "$log" "worker 0: back after [0-9.]* ms (pid $held)" 15
+
+# --- 5. the stop waits for an instance that is attaching
+kill -KILL "$held"
+check "5: worker 0's line comes a fourth time" \
+	wait_for_count "^worker 0: start it with: mpe-secondary " 4 10
+read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
+gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
+	-ex "shell while [ ! -e $TMP/go5 ]; do sleep 0.05; done" -ex continue \
+	--args "$SECONDARY" "${args[@]}" > "$TMP/held5.log" 2>&1 &
+gdb5=$!
+EXTRA_PIDS+=" $gdb5"
+check "5: gdb holds a new instance in its set-up" \
+	wait_for "$TMP/held5.log" "hit Breakpoint 1,.*mpe_worker_init" 20
+kill -INT "$PRIMARY_PID"
+sleep 1
+check "5: a second after SIGINT the primary still waits for that instance" \
+	cond 'grep -q "stopping:" "$log" && kill -0 "$PRIMARY_PID"'
+touch "$TMP/go5"
+rc=0
+wait_exit "$PRIMARY_PID" 30 || rc=$?
+[ "$rc" != 124 ] && PRIMARY_PID=
+check "5: once it goes on, it stops, and so does the primary, with exit 0 (status $rc)" \
+	[ "$rc" = 0 ]
+rc=0
+wait_exit "$gdb5" 10 || rc=$?
+check "5: the instance ran (its input drained) and left cleanly" \
+	cond '[ "$rc" = 0 ] && grep -q "worker 0: stopped after [0-9]* packets" "$TMP/held5.log"'
+check_pool_whole 5
+assert_clean "5: nothing left behind"
 finish

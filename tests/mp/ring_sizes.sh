@@ -144,15 +144,15 @@ name="distributor apart, net_pcap keeping a capture of 12000 packets"
 if run dist_capture "" "2" distributor; then
 	pool_is "the pool holds the capture besides: 32767 mbufs" 32767
 	check "$name: a notice says why" grep -q "net_pcap keeps its capture in the pool \
-(infinite_rx; net_pcap0 12000 packets): mbufs 32767" "$log"
+(infinite_rx; net_pcap0 12000 mbufs): mbufs 32767" "$log"
 	stopped "$name"
 fi
 name="the same with mbufs = 16383 given"
 if run dist_capture_given "mbufs = 16383" "2" distributor; then
 	pool_is "the pool is the size given" 16383
 	check "$name: a warning says it may be short" grep -q "mbufs = 16383: net_pcap keeps \
-12000 of them (infinite_rx; net_pcap0 12000 packets), and the queues, rings and caches may \
-take 7104 more" "$log"
+12000 of them (infinite_rx; net_pcap0 12000), and the queues, rings and caches may take \
+7104 more" "$log"
 	stopped "$name"
 fi
 PORTS=$NULL_PORTS
