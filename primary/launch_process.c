@@ -443,9 +443,10 @@ check_hand_started(struct mpe_primary *p, unsigned int id)
 	if (st == MPE_WORKER_EXITED && asked_to_stop(p, id))
 		return;
 	/* FAILED and not left down: an instance that failed to attach or left its loop on an
-	 * error (leave_down and died_stopping set dead) */
+	 * error (leave_down and died_stopping set dead); STARTING with a pid: an instance that
+	 * claimed the slot and ended before it was ready */
 	if ((st != MPE_WORKER_READY && st != MPE_WORKER_RUNNING && st != MPE_WORKER_EXITED &&
-	     (st != MPE_WORKER_FAILED || slot->ctl.dead)) ||
+	     st != MPE_WORKER_STARTING && (st != MPE_WORKER_FAILED || slot->ctl.dead)) ||
 	    slot->status.pid <= 0 || !mpe_worker_process_gone(slot->status.pid))
 		return;
 	rte_strscpy(said, slot->status.error, sizeof(said));
@@ -565,6 +566,8 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 	for (;;) {
 		for (i = 0; i < upto; i++)
 			p->shm->workers[i].ctl.stop = 1;
+		/* an instance claiming its slot looks at its stop flag after the claim */
+		rte_mb();
 		mpe_launch_reap(p);
 		left = 0;
 		for (i = 0; i < upto; i++)

@@ -156,7 +156,7 @@ clean_after_primary(struct mpe_shared *shm, unsigned int id)
  * line): after a death the primary first repairs the rings and the pool the last instance
  * left, and an instance that attached meanwhile would work on them with it. */
 static void
-refuse_unexpected(struct mpe_worker_slot *slot, unsigned int id)
+refuse_unexpected(const struct mpe_shared *shm, struct mpe_worker_slot *slot, unsigned int id)
 {
 	pid_t none = 0;
 
@@ -166,8 +166,13 @@ refuse_unexpected(struct mpe_worker_slot *slot, unsigned int id)
 	case MPE_WORKER_STARTING:
 		/* one instance only: the primary clears the pid when it waits for one */
 		if (!__atomic_compare_exchange_n(&slot->status.pid, &none, getpid(), 0,
-						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			refuse("worker %u: another instance, pid %d, is attaching", id, (int)none);
+		/* a stop that began meanwhile may not have seen the claim: give it back */
+		if (slot->ctl.stop || shm->run_state >= MPE_RUN_DRAIN) {
+			__atomic_store_n(&slot->status.pid, 0, __ATOMIC_SEQ_CST);
+			refuse("worker %u: the engine is stopping", id);
+		}
 		return;
 	case MPE_WORKER_NONE:
 		refuse("worker %u: not expected yet: start it once the primary prints its command "
@@ -263,7 +268,7 @@ main(int argc, char **argv)
 			 slot->status.pid);
 	if (shm->run_state >= MPE_RUN_DRAIN)
 		refuse("worker %u: the engine is stopping", id);
-	refuse_unexpected(slot, id);
+	refuse_unexpected(shm, slot, id);
 
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)

@@ -14,8 +14,9 @@
 #   4. a second engine: worker 0 killed, and its next instance fails in its set-up (gdb): a
 #      death like the first, so its line comes again; then a second instance started while
 #      the first one sets up (gdb holds it) refuses.
-#   5. worker 0 killed again, its next instance held by gdb in its set-up when SIGINT comes:
-#      the primary waits for it; let go, it drains its input and stops, and the primary exits
+#      An instance killed in its set-up, after it claimed the slot, is a death too.
+#   5. worker 0's next instance held by gdb in its set-up when SIGINT comes:
+#      the primary waits for it; let go, the instance runs and stops, and the primary exits
 #      0, books balanced.
 . "$(dirname "$0")/lib.sh"
 
@@ -145,7 +146,7 @@ check "4: worker 0's line comes again" \
 	wait_for_count "^worker 0: start it with: mpe-secondary " 2 10
 # gdb makes the worker's set-up fail, as a stage that cannot start would
 read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
-gdb -batch -nx -ex 'break mpe_worker_init' -ex run -ex 'return -22' -ex continue \
+gdb -batch -nx -ex 'break mpe_worker_init' -ex run -ex 'return (int)-22' -ex continue \
 	-ex 'quit $_exitcode' --args "$SECONDARY" "${args[@]}" > "$TMP/failing.log" 2>&1 &
 failing=$!
 EXTRA_PIDS+=" $failing"
@@ -162,30 +163,49 @@ read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$lo
 gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
 	-ex "shell while [ ! -e $TMP/go ]; do sleep 0.05; done" -ex continue \
 	--args "$SECONDARY" "${args[@]}" > "$TMP/held.log" 2>&1 &
-EXTRA_PIDS+=" $!"
+gdb4=$!
+EXTRA_PIDS+=" $gdb4"
 check "4: gdb holds an instance in its set-up" \
-	wait_for "$TMP/held.log" "hit Breakpoint 1,.*mpe_worker_init" 20
-held=$(pgrep -f -P "$!" -- "--worker 0" | head -1)
+	wait_for "$TMP/held.log" "hit Breakpoint 1,.*mpe_worker_init" 60
+held=$(pgrep -f -P "$gdb4" -- "--worker 0" | head -1)
 refused 0 twin "another instance, pid ${held:-?}, is attaching"
 touch "$TMP/go"
 check "4: the held instance goes on, and worker 0 is back (pid $held)" \
 	wait_for "$log" "worker 0: back after [0-9.]* ms (pid $held)" 15
 
-# --- 5. the stop waits for an instance that is attaching
+# --- 4b. an instance that claimed the slot and died before it was ready is a death too: the
+# slot is not left claimed by a dead pid
 kill -KILL "$held"
-check "5: worker 0's line comes a fourth time" \
+check "4b: worker 0's line comes a fourth time" \
 	wait_for_count "^worker 0: start it with: mpe-secondary " 4 10
 read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
 gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
+	-ex "shell while [ ! -e $TMP/go4b ]; do sleep 0.05; done" -ex continue \
+	--args "$SECONDARY" "${args[@]}" > "$TMP/dying.log" 2>&1 &
+gdb4b=$!
+EXTRA_PIDS+=" $gdb4b"
+check "4b: gdb holds an instance in its set-up" \
+	wait_for "$TMP/dying.log" "hit Breakpoint 1,.*mpe_worker_init" 60
+dying=$(pgrep -f -P "$gdb4b" -- "--worker 0" | head -1)
+kill -KILL "${dying:-0}"
+check "4b: the primary notices the death of pid $dying, and worker 0's line comes again" \
+	cond 'wait_for "$log" "worker 0: pid $dying is gone" 5 &&
+		wait_for_count "^worker 0: start it with: mpe-secondary " 5 10'
+touch "$TMP/go4b" # gdb finds its inferior gone, and ends
+wait_exit "$gdb4b" 10 || true
+
+# --- 5. the stop waits for an instance that is attaching
+read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
+gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
 	-ex "shell while [ ! -e $TMP/go5 ]; do sleep 0.05; done" -ex continue \
-	--args "$SECONDARY" "${args[@]}" > "$TMP/held5.log" 2>&1 &
+	-ex 'quit $_exitcode' --args "$SECONDARY" "${args[@]}" > "$TMP/held5.log" 2>&1 &
 gdb5=$!
 EXTRA_PIDS+=" $gdb5"
 check "5: gdb holds a new instance in its set-up" \
-	wait_for "$TMP/held5.log" "hit Breakpoint 1,.*mpe_worker_init" 20
+	wait_for "$TMP/held5.log" "hit Breakpoint 1,.*mpe_worker_init" 60
 kill -INT "$PRIMARY_PID"
-sleep 1
-check "5: a second after SIGINT the primary still waits for that instance" \
+sleep 0.5
+check "5: half a second after SIGINT the primary still waits for that instance" \
 	cond 'grep -q "stopping:" "$log" && kill -0 "$PRIMARY_PID"'
 touch "$TMP/go5"
 rc=0
@@ -195,7 +215,7 @@ check "5: once it goes on, it stops, and so does the primary, with exit 0 (statu
 	[ "$rc" = 0 ]
 rc=0
 wait_exit "$gdb5" 10 || rc=$?
-check "5: the instance ran (its input drained) and left cleanly" \
+check "5: the instance ran, then left cleanly (status $rc)" \
 	cond '[ "$rc" = 0 ] && grep -q "worker 0: stopped after [0-9]* packets" "$TMP/held5.log"'
 check_pool_whole 5
 assert_clean "5: nothing left behind"
