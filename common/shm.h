@@ -43,6 +43,8 @@ enum mpe_run_state {
 	MPE_RUN_STOP,	  /* workers leave their loop */
 };
 
+#define MPE_PID_SPAWNING (-1)
+
 /* Worker state, written by the worker (and by the primary once the worker is gone). */
 enum mpe_worker_state {
 	MPE_WORKER_NONE = 0, /* not started */
@@ -117,6 +119,8 @@ enum mpe_drop {
 /* What a worker publishes about itself; the worker is the only writer while it lives. */
 struct mpe_worker_status {
 	volatile uint32_t state; /* enum mpe_worker_state */
+	/* While STARTING: MPE_PID_SPAWNING (the primary spawns the instance) or 0 (it waits for
+	 * one started by hand); the instance claims the slot by writing its own pid over it. */
 	int32_t pid;
 	uint32_t lcore;
 	volatile uint64_t heartbeat; /* bumped every poll, and while waiting on a full ring */

@@ -170,12 +170,14 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	argv[argc++] = (char *)(uintptr_t)"--";
 	argv[argc++] = (char *)(uintptr_t)"--worker";
 	argv[argc++] = wid;
+	if (!p->no_spawn)
+		argv[argc++] = (char *)(uintptr_t)"--spawned";
 	argv[argc] = NULL;
 
 	/* the new instance's refusals and end must not be read with the last one's words; the
 	 * one instance that attaches claims the slot by its pid */
 	slot->status.error[0] = '\0';
-	slot->status.pid = 0;
+	slot->status.pid = p->no_spawn ? 0 : MPE_PID_SPAWNING;
 	rte_wmb();
 	slot->status.state = MPE_WORKER_STARTING;
 	if (p->no_spawn) {

@@ -67,13 +67,15 @@ remove_empty_runtime_dir(void)
 		rmdir(dir);
 }
 
-/* --worker N, and --log-fd FD when spawned by the primary with a pipe for its output. */
+/* --worker N; --log-fd FD and --spawned when spawned by the primary (a pipe for its output,
+ * and the slot it may take: one the primary spawns for). */
 static unsigned int
-parse_worker_id(int argc, char **argv, int *log_fd)
+parse_worker_id(int argc, char **argv, int *log_fd, int *spawned)
 {
 	static const struct option longopts[] = {
 		{"worker", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
-		{"log-fd", required_argument, NULL, 'l'}, {NULL, 0, NULL, 0},
+		{"log-fd", required_argument, NULL, 'l'}, {"spawned", no_argument, NULL, 's'},
+		{NULL, 0, NULL, 0},
 	};
 	uint64_t id = UINT64_MAX, fd;
 	int c;
@@ -96,11 +98,16 @@ parse_worker_id(int argc, char **argv, int *log_fd)
 				refuse("--log-fd: '%s' is not an open descriptor above 2", optarg);
 			*log_fd = (int)fd;
 			break;
+		case 's':
+			*spawned = 1;
+			break;
 		case 'h':
 			printf("Usage: mpe-secondary --proc-type=secondary --file-prefix PREFIX "
-			       "--lcores LCORE@CPU [EAL args] -- --worker N [--log-fd FD]\n"
+			       "--lcores LCORE@CPU [EAL args] -- --worker N [--log-fd FD] "
+			       "[--spawned]\n"
 			       "  --log-fd FD  where to log once stdout, a pipe to the primary, "
-			       "breaks\n");
+			       "breaks\n"
+			       "  --spawned    started by the primary (not by hand, --no-spawn)\n");
 			exit(0);
 		case ':':
 			refuse("%s needs a value", argv[optind - 1]);
@@ -156,21 +163,32 @@ clean_after_primary(struct mpe_shared *shm, unsigned int id)
  * line): after a death the primary first repairs the rings and the pool the last instance
  * left, and an instance that attached meanwhile would work on them with it. */
 static void
-refuse_unexpected(const struct mpe_shared *shm, struct mpe_worker_slot *slot, unsigned int id)
+refuse_unexpected(const struct mpe_shared *shm, struct mpe_worker_slot *slot, unsigned int id,
+		  int spawned)
 {
-	pid_t none = 0;
+	/* the primary's own instance takes a slot it spawns for, one started by hand a slot it
+	 * waits for */
+	const pid_t want = spawned ? MPE_PID_SPAWNING : 0;
+	pid_t was = want;
 
 	if (slot->ctl.stop)
 		refuse("worker %u: the engine is stopping", id);
 	switch (slot->status.state) {
 	case MPE_WORKER_STARTING:
-		/* one instance only: the primary clears the pid when it waits for one */
-		if (!__atomic_compare_exchange_n(&slot->status.pid, &none, getpid(), 0,
-						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-			refuse("worker %u: another instance, pid %d, is attaching", id, (int)none);
+		/* one instance only */
+		if (!__atomic_compare_exchange_n(&slot->status.pid, &was, getpid(), 0,
+						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			if (was == MPE_PID_SPAWNING)
+				refuse("worker %u: the primary starts this worker itself (it runs "
+				       "without --no-spawn): start none by hand", id);
+			if (spawned && was == 0)
+				refuse("worker %u: --spawned, but the primary waits for an instance "
+				       "started by hand (--no-spawn)", id);
+			refuse("worker %u: another instance, pid %d, is attaching", id, (int)was);
+		}
 		/* a stop that began meanwhile may not have seen the claim: give it back */
 		if (slot->ctl.stop || shm->run_state >= MPE_RUN_DRAIN) {
-			__atomic_store_n(&slot->status.pid, 0, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&slot->status.pid, want, __ATOMIC_SEQ_CST);
 			refuse("worker %u: the engine is stopping", id);
 		}
 		return;
@@ -205,7 +223,7 @@ main(int argc, char **argv)
 	char err[160], stages[96] = "";
 	unsigned int id, lcore, s;
 	size_t off = 0;
-	int rc, ret = EXIT_SUCCESS, log_fd = -1, sig;
+	int rc, ret = EXIT_SUCCESS, log_fd = -1, spawned = 0, sig;
 
 	setproctitle_init(argc, argv, environ);
 	signal(SIGINT, on_signal);
@@ -234,7 +252,7 @@ main(int argc, char **argv)
 	}
 	argc -= rc;
 	argv += rc;
-	id = parse_worker_id(argc, argv, &log_fd);
+	id = parse_worker_id(argc, argv, &log_fd, &spawned);
 	if (log_fd >= 0) {
 		rc = mpe_log_pipe_init(id, log_fd);
 		if (rc < 0)
@@ -268,7 +286,7 @@ main(int argc, char **argv)
 			 slot->status.pid);
 	if (shm->run_state >= MPE_RUN_DRAIN)
 		refuse("worker %u: the engine is stopping", id);
-	refuse_unexpected(shm, slot, id);
+	refuse_unexpected(shm, slot, id, spawned);
 
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
