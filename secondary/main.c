@@ -193,12 +193,12 @@ refuse_unexpected(const struct mpe_shared *shm, struct mpe_worker_slot *slot, un
 		}
 		return;
 	case MPE_WORKER_NONE:
-		refuse("worker %u: not expected yet: start it once the primary prints its command "
-		       "line", id);
+		refuse("worker %u: not expected yet: the primary starts its workers, or with "
+		       "--no-spawn prints their command lines, once its ports are set up", id);
 		break;
 	case MPE_WORKER_RESTARTING:
-		refuse("worker %u: its last instance died and is being recovered: start it once "
-		       "the primary prints its command line again", id);
+		refuse("worker %u: its last instance died and is being recovered: the primary "
+		       "respawns it, or with --no-spawn prints its command line again", id);
 		break;
 	case MPE_WORKER_FAILED:
 		if (slot->ctl.dead)

@@ -161,7 +161,7 @@ back-off" cond 'wait_for "$log" "worker 0: to be started again by hand in 20 ms 
 # set-up, after it claimed the slot, while the second one starts; that one refuses
 read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
 gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
-	-ex "shell while [ ! -e $TMP/go ]; do sleep 0.05; done" -ex continue \
+	-ex "shell while [ -d $TMP ] && [ ! -e $TMP/go ]; do sleep 0.05; done" -ex continue \
 	--args "$SECONDARY" "${args[@]}" > "$TMP/held.log" 2>&1 &
 gdb4=$!
 EXTRA_PIDS+=" $gdb4"
@@ -180,24 +180,24 @@ check "4b: worker 0's line comes a fourth time" \
 	wait_for_count "^worker 0: start it with: mpe-secondary " 4 10
 read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
 gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
-	-ex "shell while [ ! -e $TMP/go4b ]; do sleep 0.05; done" -ex continue \
+	-ex "shell while [ -d $TMP ] && [ ! -e $TMP/go4b ]; do sleep 0.05; done" -ex continue \
 	--args "$SECONDARY" "${args[@]}" > "$TMP/dying.log" 2>&1 &
 gdb4b=$!
 EXTRA_PIDS+=" $gdb4b"
 check "4b: gdb holds an instance in its set-up" \
 	wait_for "$TMP/dying.log" "hit Breakpoint 1,.*mpe_worker_init" 60
 dying=$(pgrep -f -P "$gdb4b" -- "--worker 0" | head -1)
-kill -KILL "${dying:-0}"
+kill -KILL "$dying"
+touch "$TMP/go4b" # gdb finds its inferior gone, reaps it, and ends
 check "4b: the primary notices the death of pid $dying, and worker 0's line comes again" \
 	cond 'wait_for "$log" "worker 0: pid $dying is gone" 5 &&
 		wait_for_count "^worker 0: start it with: mpe-secondary " 5 10'
-touch "$TMP/go4b" # gdb finds its inferior gone, and ends
 wait_exit "$gdb4b" 10 || true
 
 # --- 5. the stop waits for an instance that is attaching
 read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
 gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
-	-ex "shell while [ ! -e $TMP/go5 ]; do sleep 0.05; done" -ex continue \
+	-ex "shell while [ -d $TMP ] && [ ! -e $TMP/go5 ]; do sleep 0.05; done" -ex continue \
 	-ex 'quit $_exitcode' --args "$SECONDARY" "${args[@]}" > "$TMP/held5.log" 2>&1 &
 gdb5=$!
 EXTRA_PIDS+=" $gdb5"

@@ -151,7 +151,7 @@ check "SIGHUP reloads the file in force as the next generation" \
 last_gen=$((last_gen + 1))
 
 if [ "$MODEL" = process ]; then
-	wpid=$(tel /mpe/workers,0 | jq_py 'd["pid"]')
+	wpid=$(worker_pid 0)
 	kill -STOP "$wpid"
 	r=$(tel "/mpe/reload,$TMP/b.rules" | jq_py 'd["ok"]')
 	sleep 0.5

@@ -233,6 +233,8 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
             roles = [("primary", prim.pid)]
             if build["model"] == "process":
                 for wid, w in sorted(s1["workers"].items()):
+                    if w.get("pid", 0) <= 0:
+                        continue  # being spawned (-1) or never started: no process
                     roles.append(("worker %s" % wid, w["pid"]))
                     g.extra.add(w["pid"])
             res["memory"], res["rss_kib"] = memory(roles)
