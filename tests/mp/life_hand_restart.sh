@@ -47,14 +47,38 @@ lcore = 3
 EOF
 log=$TMP/primary.log
 
+# line_args W: worker W's last printed command line, without mpe-secondary, in ARGS
+line_args() {
+	read -ra ARGS <<< "$(sed -n "s/^worker $1: start it with: mpe-secondary //p" "$log" |
+		tail -1)"
+}
+
 # hand_start W NAME: runs worker W's last printed command line; its pid in HAND
 hand_start() {
-	local args
-	read -ra args <<< "$(sed -n "s/^worker $1: start it with: mpe-secondary //p" "$log" |
-		tail -1)"
-	"$SECONDARY" "${args[@]}" > "$TMP/$2.log" 2>&1 &
+	line_args "$1"
+	"$SECONDARY" "${ARGS[@]}" > "$TMP/$2.log" 2>&1 &
 	HAND=$!
 	EXTRA_PIDS+=" $HAND"
+}
+
+# gdb_start NAME GDB-ARGS...: worker 0's last printed command line run under gdb with
+# GDB-ARGS (after a breakpoint at mpe_worker_init, where the instance has claimed its slot);
+# gdb's output in $TMP/NAME.log, its pid in GDB_PID
+gdb_start() {
+	local name=$1
+	shift
+	line_args 0
+	gdb -batch -nx -ex 'break mpe_worker_init' -ex run "$@" -ex 'quit $_exitcode' \
+		--args "$SECONDARY" "${ARGS[@]}" > "$TMP/$name.log" 2>&1 &
+	GDB_PID=$!
+	EXTRA_PIDS+=" $GDB_PID"
+}
+
+# hold NAME: gdb_start that holds the instance at the breakpoint until $TMP/go-NAME exists
+# (or the test's directory is gone)
+hold() {
+	gdb_start "$1" -ex "shell while [ -d $TMP ] && [ ! -e $TMP/go-$1 ]; do sleep 0.05; done" \
+		-ex continue
 }
 
 # refused W NAME WORDS: an instance of worker W started now exits non-zero saying WORDS
@@ -145,11 +169,8 @@ kill -KILL "$first"
 check "4: worker 0's line comes again" \
 	wait_for_count "^worker 0: start it with: mpe-secondary " 2 10
 # gdb makes the worker's set-up fail, as a stage that cannot start would
-read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
-gdb -batch -nx -ex 'break mpe_worker_init' -ex run -ex 'return (int)-22' -ex continue \
-	-ex 'quit $_exitcode' --args "$SECONDARY" "${args[@]}" > "$TMP/failing.log" 2>&1 &
-failing=$!
-EXTRA_PIDS+=" $failing"
+gdb_start failing -ex 'return (int)-22' -ex continue
+failing=$GDB_PID
 rc=0
 wait_exit "$failing" 30 || rc=$?
 check "4: the failing instance stopped in its set-up and exited 1 (status $rc)" \
@@ -159,17 +180,13 @@ back-off" cond 'wait_for "$log" "worker 0: to be started again by hand in 20 ms 
 		wait_for_count "^worker 0: start it with: mpe-secondary " 3 10'
 # two instances at once (an operator and a service manager): gdb holds the first one in its
 # set-up, after it claimed the slot, while the second one starts; that one refuses
-read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
-gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
-	-ex "shell while [ -d $TMP ] && [ ! -e $TMP/go ]; do sleep 0.05; done" -ex continue \
-	--args "$SECONDARY" "${args[@]}" > "$TMP/held.log" 2>&1 &
-gdb4=$!
-EXTRA_PIDS+=" $gdb4"
+hold held
+gdb4=$GDB_PID
 check "4: gdb holds an instance in its set-up" \
 	wait_for "$TMP/held.log" "hit Breakpoint 1,.*mpe_worker_init" 60
 held=$(pgrep -f -P "$gdb4" -- "--worker 0" | head -1)
 refused 0 twin "another instance, pid ${held:-?}, is attaching"
-touch "$TMP/go"
+touch "$TMP/go-held"
 check "4: the held instance goes on, and worker 0 is back (pid $held)" \
 	wait_for "$log" "worker 0: back after [0-9.]* ms (pid $held)" 15
 
@@ -178,36 +195,28 @@ check "4: the held instance goes on, and worker 0 is back (pid $held)" \
 kill -KILL "$held"
 check "4b: worker 0's line comes a fourth time" \
 	wait_for_count "^worker 0: start it with: mpe-secondary " 4 10
-read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
-gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
-	-ex "shell while [ -d $TMP ] && [ ! -e $TMP/go4b ]; do sleep 0.05; done" -ex continue \
-	--args "$SECONDARY" "${args[@]}" > "$TMP/dying.log" 2>&1 &
-gdb4b=$!
-EXTRA_PIDS+=" $gdb4b"
+hold dying
+gdb4b=$GDB_PID
 check "4b: gdb holds an instance in its set-up" \
 	wait_for "$TMP/dying.log" "hit Breakpoint 1,.*mpe_worker_init" 60
 dying=$(pgrep -f -P "$gdb4b" -- "--worker 0" | head -1)
 kill -KILL "$dying"
-touch "$TMP/go4b" # gdb finds its inferior gone, reaps it, and ends
+touch "$TMP/go-dying" # gdb finds its inferior gone, reaps it, and ends
 check "4b: the primary notices the death of pid $dying, and worker 0's line comes again" \
 	cond 'wait_for "$log" "worker 0: pid $dying is gone" 5 &&
 		wait_for_count "^worker 0: start it with: mpe-secondary " 5 10'
 wait_exit "$gdb4b" 10 || true
 
 # --- 5. the stop waits for an instance that is attaching
-read -ra args <<< "$(sed -n "s/^worker 0: start it with: mpe-secondary //p" "$log" | tail -1)"
-gdb -batch -nx -ex 'break mpe_worker_init' -ex run \
-	-ex "shell while [ -d $TMP ] && [ ! -e $TMP/go5 ]; do sleep 0.05; done" -ex continue \
-	-ex 'quit $_exitcode' --args "$SECONDARY" "${args[@]}" > "$TMP/held5.log" 2>&1 &
-gdb5=$!
-EXTRA_PIDS+=" $gdb5"
+hold held5
+gdb5=$GDB_PID
 check "5: gdb holds a new instance in its set-up" \
 	wait_for "$TMP/held5.log" "hit Breakpoint 1,.*mpe_worker_init" 60
 kill -INT "$PRIMARY_PID"
 sleep 0.5
 check "5: half a second after SIGINT the primary still waits for that instance" \
 	cond 'grep -q "stopping:" "$log" && kill -0 "$PRIMARY_PID"'
-touch "$TMP/go5"
+touch "$TMP/go-held5"
 rc=0
 wait_exit "$PRIMARY_PID" 30 || rc=$?
 [ "$rc" != 124 ] && PRIMARY_PID=
