@@ -2,7 +2,9 @@
 """mpe-bench's reading of slow runs (tools/bench/report.py), on made-up rows: which runs it
 counts slow, and the process/thread ratio over the rounds left; and its summary of the
 alternating windows."""
+import math
 import os
+import random
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools",
@@ -293,6 +295,29 @@ check([report.band_verdict(x) for x in ((0.98, 1.02), (0.985, 1.021), (0.95, 0.9
                                         (1.021, 1.2), (0.9, 1.1), None)]
       == ["within", "not resolved", "outside", "outside", "not resolved", None],
       "interval against the band: within, across an edge, outside either side")
+# how many starts would resolve a row. By hand: logarithms -0.02 -0.01 0 0 0.01 0.02, median 0,
+# absolute deviations' median 0.01, sigma 0.014826; nearer edge ln 1.02 = 0.019803 away;
+# (2 * 1.959964 * sqrt(pi / 2) * 0.014826 / 0.019803)^2 = 13.53, so 14
+check(report.starts_to_resolve([math.exp(x) for x in (-0.02, -0.01, 0, 0, 0.01, 0.02)]) == 14,
+      "starts to resolve: 6 starts worked by hand")
+check([report.starts_to_resolve(x) for x in ([1.0, 1.1] * 2 + [1.05], [1.0] * 8,
+                                             [0.97, 0.99, 0.98, 0.98, 0.99, 0.97])]
+      == [None, None, None], "starts to resolve: none from 5 starts, no spread, a median on "
+      "an edge")
+# what it promises, on starts drawn at random (log-normal, sigma 0.03): at its estimate most
+# intervals resolve, at a quarter of it few do; on both sides of the band
+rnd = random.Random(5)
+for centre, verdict in ((1.0, "within"), (0.955, "outside")):
+    def draw(n):
+        return [centre * math.exp(rnd.gauss(0, 0.03)) for _ in range(n)]
+    need = report.starts_to_resolve(draw(2001))
+    share = {}
+    for n in (need // 4, need):
+        share[n] = sum(report.band_verdict(report.median_interval(draw(n))) == verdict
+                       for _ in range(200)) / 200
+    check(need is not None and share[need] >= 0.85 and share[need // 4] <= 0.25,
+          "starts to resolve: median %.3f, about %s starts: %s resolve %s" % (
+              centre, need, share, verdict))
 # 21 starts a row: the starts' range, each interval and where it lies, the tally
 many = []
 for st in range(1, 22):
@@ -312,8 +337,10 @@ text = "\n".join(report.alternate_text(many, mcs, {"alternate": 21, "window": 0.
                                                   "settle": 0.1, "control": 21}))
 check("| dist label | – | 1.001 | 21 starts: 0.991–1.011 | 0.996–1.006 (within) | "
       "0.99–1.01 (42 windows) | 1.010 | 21 starts: 0.910–1.110 | 0.960–1.060 (holds 1) |"
+      # pipe: median 1.01, 0.0099 from the edge in logarithms, sigma 0.075: about 1409 starts
       in text and "| pipe label | – | 1.010 | 21 starts: 0.910–1.110 | 0.960–1.060 (not "
-      "resolved) |" in text and "| rss label | – | 0.911 | 21 starts: 0.901–0.921 | "
+      "resolved: about 1409 starts) |" in text
+      and "| rss label | – | 0.911 | 21 starts: 0.901–0.921 | "
       "0.906–0.916 (outside) |" in text and "| 1.111 | 21 starts: 1.101–1.121 | 1.106–1.116 "
       "(misses 1) |" in text and "Rows with an interval: process/thread 1 within the band, "
       "1 not resolved, 1 outside; the control's interval holds 1 on 1, misses it on 1." in text

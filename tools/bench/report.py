@@ -258,6 +258,31 @@ def median_interval(xs, level=INTERVAL_LEVEL):
     return best
 
 
+def starts_to_resolve(starts, band=BAND, level=INTERVAL_LEVEL):
+    """About how many starts a row whose starts gave @starts would take for its interval
+    (median_interval()) to lie clear of @band's nearer edge, were the starts to go on
+    spreading as these do around the median they give. The median of n starts has about
+    sqrt(pi/2) * sigma / sqrt(n) for standard error; at the n returned, the interval's
+    half-width, z times that, is half the distance d between this median and the edge, so
+    that a median of n starts lies within d/2 of the true one, and its interval clear of the
+    edge, with the confidence @level gives, if the true median is the one these starts give.
+    In logarithms (0.98 and 1/0.98 lie equally far from 1). sigma: the median absolute
+    deviation of the starts' logarithms times 1.4826, a standard deviation where starts
+    spread normally, and one that a few starts in a slow spell of the host do not pull out.
+    An order of magnitude, not a promise. None with under 6 starts, when they do not
+    spread, or when their median lies on an edge."""
+    if len(starts) < 6 or min(starts) <= 0:
+        return None
+    logs = [math.log(x) for x in starts]
+    mid = statistics.median(logs)
+    sigma = 1.4826 * statistics.median(abs(x - mid) for x in logs)
+    margin = min(abs(mid - math.log(band[0])), abs(mid - math.log(band[1])))
+    if sigma <= 0 or margin <= 0:
+        return None
+    z = statistics.NormalDist().inv_cdf(0.5 + level / 2)
+    return math.ceil((2 * z * math.sqrt(math.pi / 2) * sigma / margin) ** 2)
+
+
 def band_verdict(iv, band=BAND):
     """Where interval @iv (median_interval()) lies against @band: "within" (wholly inside
     it), "outside" (wholly out of it), "not resolved" (across an edge); None without @iv."""
@@ -350,6 +375,10 @@ def alternate_text(rows, cases, meta):
             what, iv = interval_what(a, pair == CONTROL), a["interval"]
             if what:
                 tally[pair][what] = tally[pair].get(what, 0) + 1
+            if what == "not resolved":
+                need = starts_to_resolve(a["starts"])
+                if need:
+                    what += ": about %d starts" % need
             cells += ["%.3f" % a["median"], _starts_cell(a),
                       "%.3f–%.3f (%s)" % (iv[0], iv[1], what) if what else "–",
                       "%.2f–%.2f (%d windows)" % (a["min"], a["max"], a["windows"])]
@@ -361,7 +390,10 @@ def alternate_text(rows, cases, meta):
           "interval; 6 starts or more). Process/thread is *within* the target band "
           "%.2f–%.2f when its interval is, *outside* when its interval misses the band, *not "
           "resolved* when it crosses an edge: the host's noise is too wide for the starts that "
-          "ran. The control's interval should hold 1." % (
+          "ran; *about N starts*: roughly how many starts would resolve it, were they to go "
+          "on spreading as these did around the median they gave (from the median absolute "
+          "deviation of their logarithms and that median's distance to the nearer edge), an "
+          "order of magnitude. The control's interval should hold 1." % (
               100 * INTERVAL_LEVEL, BAND[0], BAND[1]), ""]
     if tally[PAIR] or tally[CONTROL]:
         t, k = tally[PAIR], tally[CONTROL]
