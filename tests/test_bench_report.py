@@ -304,6 +304,22 @@ check([report.starts_to_resolve(x) for x in ([1.0, 1.1] * 2 + [1.05], [1.0] * 8,
                                              [0.97, 0.99, 0.98, 0.98, 0.99, 0.97])]
       == [None, None, None], "starts to resolve: none from 5 starts, no spread, a median on "
       "an edge")
+# in bench.md: a median a hair from an edge gives "over"; a row whose starts mostly tie gives
+# no figure at all, though its interval crosses an edge
+edge = [report.alt_row(k, "dist", "process", 1, (r * 50e6, 50e6))
+        for k, r in enumerate([0.95, 0.97, 0.9799, 0.9801, 0.99, 1.01], 1)]
+tied = [report.alt_row(k, "rss", "process", 1, (r * 50e6, 50e6))
+        for k, r in enumerate([0.90, 0.91, 0.92, 0.93, 0.94, 0.95] + [1.0] * 11
+                              + [1.05, 1.06, 1.07, 1.08], 1)]
+text = "\n".join(report.alternate_text(edge + tied, [{"name": "dist", "label": "dist"},
+                                                     {"name": "rss", "label": "rss"}],
+                                       {"alternate": 21, "window": 0.5, "windows": 1,
+                                        "warmup": 1.0, "settle": 0.1}))
+check(report.starts_to_resolve([0.95, 0.97, 0.9799, 0.9801, 0.99, 1.01]) > 10 ** 5
+      and "| 0.950–1.010 (not resolved: over 100000 starts) |" in text
+      and "| 0.950–1.000 (not resolved) |" in text,
+      "starts to resolve: written over 100000 above it, left out without a figure (%s)" % [
+          x for x in text.splitlines() if x.startswith("| dist") or x.startswith("| rss")])
 # what it promises, on starts drawn at random (log-normal, sigma 0.03): at its estimate most
 # intervals resolve, at a quarter of it few do; on both sides of the band
 rnd = random.Random(5)
@@ -315,7 +331,7 @@ for centre, verdict in ((1.0, "within"), (0.955, "outside")):
     for n in (need // 4, need):
         share[n] = sum(report.band_verdict(report.median_interval(draw(n))) == verdict
                        for _ in range(200)) / 200
-    check(need is not None and share[need] >= 0.85 and share[need // 4] <= 0.25,
+    check(need is not None and share[need] >= 0.85 and share[need // 4] <= 0.35,
           "starts to resolve: median %.3f, about %s starts: %s resolve %s" % (
               centre, need, share, verdict))
 # 21 starts a row: the starts' range, each interval and where it lies, the tally

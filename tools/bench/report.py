@@ -238,6 +238,8 @@ BAND = (0.98, 1.02)
 INTERVAL_LEVEL = 0.95
 # a start's figures in bench.md's cells, up to this many starts; beyond, their range
 STARTS_LISTED = 9
+# starts_to_resolve() figures above this are written "over" it
+STARTS_SHOWN = 100000
 
 
 def median_interval(xs, level=INTERVAL_LEVEL):
@@ -266,10 +268,14 @@ def starts_to_resolve(starts, band=BAND, level=INTERVAL_LEVEL):
     half-width, z times that, is half the distance d between this median and the edge, so
     that a median of n starts lies within d/2 of the true one, and its interval clear of the
     edge, with the confidence @level gives, if the true median is the one these starts give.
-    In logarithms (0.98 and 1/0.98 lie equally far from 1). sigma: the median absolute
-    deviation of the starts' logarithms times 1.4826, a standard deviation where starts
-    spread normally, and one that a few starts in a slow spell of the host do not pull out.
-    An order of magnitude, not a promise. None with under 6 starts, when they do not
+    In logarithms, so that a ratio and its inverse lie equally far from 1. sigma: the median
+    absolute deviation of the starts' logarithms times 1.4826, a standard deviation where
+    starts spread normally, and one that a few starts in a slow spell of the host do not
+    pull out. The figure is no better than d: a row is not resolved because its median lies
+    within a few of its standard errors of an edge, so d is about as uncertain as it is
+    large, and n goes as 1/d^2. From 20 starts it can be ten times too small or too large,
+    and a median near an edge gives the largest and least certain figures (alternate_text()
+    writes those above STARTS_SHOWN as "over"). None with under 6 starts, when they do not
     spread, or when their median lies on an edge."""
     if len(starts) < 6 or min(starts) <= 0:
         return None
@@ -377,7 +383,9 @@ def alternate_text(rows, cases, meta):
                 tally[pair][what] = tally[pair].get(what, 0) + 1
             if what == "not resolved":
                 need = starts_to_resolve(a["starts"])
-                if need:
+                if need and need > STARTS_SHOWN:
+                    what += ": over %d starts" % STARTS_SHOWN
+                elif need:
                     what += ": about %d starts" % need
             cells += ["%.3f" % a["median"], _starts_cell(a),
                       "%.3f–%.3f (%s)" % (iv[0], iv[1], what) if what else "–",
@@ -392,8 +400,9 @@ def alternate_text(rows, cases, meta):
           "resolved* when it crosses an edge: the host's noise is too wide for the starts that "
           "ran; *about N starts*: roughly how many starts would resolve it, were they to go "
           "on spreading as these did around the median they gave (from the median absolute "
-          "deviation of their logarithms and that median's distance to the nearer edge), an "
-          "order of magnitude. The control's interval should hold 1." % (
+          "deviation of their logarithms and that median's distance to the nearer edge). That "
+          "distance is itself uncertain, and N goes as its inverse square: from 20 starts, N "
+          "can be ten times too small or too large. The control's interval should hold 1." % (
               100 * INTERVAL_LEVEL, BAND[0], BAND[1]), ""]
     if tally[PAIR] or tally[CONTROL]:
         t, k = tally[PAIR], tally[CONTROL]
