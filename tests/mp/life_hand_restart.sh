@@ -94,12 +94,19 @@ refused() {
 	fi
 }
 
-start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/engine.ini" --no-spawn
-check "the primary prints how to start the workers" \
-	wait_for "$log" "worker 1: start it with: mpe-secondary " 20
-hand_start 0 worker0; first=$HAND
-hand_start 1 worker1; other=$HAND
-check "the engine runs" wait_for "$log" "running: 2 workers ready" 30
+# engine_up PREFIX: the primary started with --no-spawn and both workers started by hand from
+# the lines it prints (worker 0's pid in $first, worker 1's in $other); PREFIX leads each
+# check's name
+engine_up() {
+	start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/engine.ini" --no-spawn
+	check "$1the primary prints how to start the workers" \
+		wait_for "$log" "worker 1: start it with: mpe-secondary " 20
+	hand_start 0 worker0; first=$HAND
+	hand_start 1 worker1; other=$HAND
+	check "$1the engine runs" wait_for "$log" "running: 2 workers ready" 30
+}
+
+engine_up ""
 sleep 0.3
 
 # --- 1. hung: the primary kills a process it did not start
@@ -159,12 +166,7 @@ assert_clean "nothing left behind"
 # --- 4. a new instance that fails to attach, then two started at once
 sed -i 's/^restart_backoff_ms = .*/restart_backoff_ms = 10/; s/^restart_max = .*/restart_max = 5/' \
 	"$TMP/engine.ini"
-start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$TMP/engine.ini" --no-spawn
-check "4: the primary prints how to start the workers" \
-	wait_for "$log" "worker 1: start it with: mpe-secondary " 20
-hand_start 0 worker0; first=$HAND
-hand_start 1 worker1; other=$HAND
-check "4: the engine runs" wait_for "$log" "running: 2 workers ready" 30
+engine_up "4: "
 kill -KILL "$first"
 check "4: worker 0's line comes again" \
 	wait_for_count "^worker 0: start it with: mpe-secondary " 2 10
