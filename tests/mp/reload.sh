@@ -150,17 +150,28 @@ check "SIGHUP reloads the file in force as the next generation" \
 	wait_for "$log" "in force as generation $((last_gen + 1))" 10
 last_gen=$((last_gen + 1))
 
+# retired_pending: the replaced rule sets not yet freed, from /mpe/acl
+retired_pending() {
+	tel /mpe/acl | jq_py 'd["retired_pending"]'
+}
+
 if [ "$MODEL" = process ]; then
+	# the set SIGHUP replaced is freed once every worker has reported; only then does a
+	# stopped worker hold the next one alone
+	for ((i = 0; i < 100; i++)); do
+		[ "$(retired_pending)" = 0 ] && break
+		sleep 0.1
+	done
 	wpid=$(worker_pid 0)
 	kill -STOP "$wpid"
 	r=$(tel "/mpe/reload,$TMP/b.rules" | jq_py 'd["ok"]')
 	sleep 0.5
-	held=$(tel /mpe/acl | jq_py 'd["retired_pending"]')
+	held=$(retired_pending)
 	kill -CONT "$wpid"
 	check "a stopped worker holds the replaced set: not freed while it cannot report ($r, $held pending)" \
 		[ "$held" = 1 ]
 	for ((i = 0; i < 100; i++)); do
-		pending=$(tel /mpe/acl | jq_py 'd["retired_pending"]')
+		pending=$(retired_pending)
 		[ "$pending" = 0 ] && break
 		sleep 0.1
 	done
