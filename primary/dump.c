@@ -31,7 +31,7 @@
 #include "stage.h"
 #include "stats.h"
 
-#define FLOW_MZ_PREFIX "FT_" /* common/flow.c names a table's memzone "FT_<name>" */
+#define FLOW_MZ_PREFIX "FT_" /* common/inspect/flow.c names a table's memzone "FT_<name>" */
 
 volatile sig_atomic_t mpe_dump_requested;
 
@@ -186,13 +186,13 @@ dump_worker(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm, 
 		mpe_pool_put_state_name(slot->hand.put.state), slot->hand.cons_mark);
 	counters(f, "  ", MPE_SHM_WORKER_CNT(shm, id));
 	for (s = 0; s < wc->nb_stages && s < MPE_MAX_STAGES; s++) {
-		const struct mpe_stage_ops *ops = mpe_stage_get(wc->stages[s]);
+		const struct mpe_stage_info *info = mpe_stage_info(wc->stages[s]);
 		const struct mpe_counters *sc = &slot->stage_cnt[s];
 
 		fprintf(f,
 			"  stage %u %s: packets %" PRIu64 " cycles %" PRIu64
 			" drops verdict %" PRIu64 "\n",
-			s, ops != NULL ? ops->name : "?", sc->rx, sc->cycles,
+			s, info != NULL ? info->name : "?", sc->rx, sc->cycles,
 			sc->drops[MPE_DROP_VERDICT]);
 	}
 }

@@ -269,7 +269,7 @@ add_stages(struct rte_tel_data *w, const struct mpe_worker_conf *wc,
 		return -ENOMEM;
 	for (s = 0; s < wc->nb_stages && s < MPE_MAX_STAGES; s++) {
 		const struct mpe_counters *sc = &slot->stage_cnt[s];
-		const char *name = mpe_stage_get(wc->stages[s])->name;
+		const char *name = mpe_stage_info(wc->stages[s])->name;
 		struct rte_tel_data *st = new_dict();
 		char key[RTE_TEL_MAX_STRING_LEN];
 

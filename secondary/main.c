@@ -300,7 +300,7 @@ main(int argc, char **argv)
 	}
 	for (s = 0; s < wc->nb_stages && off < sizeof(stages); s++)
 		off += (size_t)snprintf(stages + off, sizeof(stages) - off, "%s%s", s ? "," : "",
-					mpe_stage_get(wc->stages[s])->name);
+					mpe_stage_info(wc->stages[s])->name);
 	/* ps shows the whole title; top and the kernel show the 15-character thread name */
 	setproctitle("-mpe-worker %u [%s] lcore %u", id, stages, lcore);
 	snprintf(err, sizeof(err), "mpe-worker %u", id);

@@ -1,4 +1,4 @@
-/* Unit tests of common/acl.c: rte_acl contexts built from rule files, and their verdicts.
+/* Unit tests of common/inspect/acl.c: rte_acl contexts built from rule files, and their verdicts.
  * Tables of rules and flow keys (real addresses and ports, network order) with the rule each
  * key must hit; then a random rule set checked against a linear reference matcher.
  * EAL without hugepages or PCI (rte_acl needs neither); one process.

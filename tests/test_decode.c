@@ -1,4 +1,4 @@
-/* Unit tests of common/decode.c: hand-built frames of every protocol the decoder knows, one
+/* Unit tests of common/packet/decode.c: hand-built frames of every protocol the decoder knows, one
  * malformed frame per reason, and every valid frame cut at every length. Every frame is decoded
  * twice: as a heap copy of exactly its length (valgrind or ASan name an over-read) and copied
  * against an inaccessible page (an over-read faults in a plain run). No EAL.

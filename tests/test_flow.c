@@ -1,4 +1,4 @@
-/* Unit tests of common/flow.c: the per-worker flow table (insert, direction accounting,
+/* Unit tests of common/inspect/flow.c: the per-worker flow table (insert, direction accounting,
  * capacity, bounded expiry, top-k, re-attach by name). Needs EAL, without hugepages or PCI;
  * timestamps are synthetic TSC values. One thread.
  */

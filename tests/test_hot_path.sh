@@ -21,7 +21,10 @@ failed=0
 # section ARCHIVE MEMBER FUNCTION: the section of FUNCTION in MEMBER, or "absent"
 section() {
 	objdump -t "$1" | awk -v m="$2:" -v f="$3" '
-		/file format/ { n = split($1, p, "/"); inside = p[n] == m; next }
+		/file format/ {
+			# meson names a member after its folder too: worker_worker.c.o
+			n = split($1, p, "/"); k = length(p[n]) - length(m)
+			inside = p[n] == m || (k > 0 && substr(p[n], k) == "_" m); next }
 		inside && $3 == "F" && $6 == f { s = $4 }
 		END { print (s == "" ? "absent" : s) }'
 }
@@ -46,7 +49,7 @@ for m in worker.c.o io.c.o; do
 	[[ $m == io.c.o ]] && a=$2
 	# grep reads all of objdump's output (no -q): with pipefail, a grep that quits at the
 	# first match fails the pipeline whenever objdump is still writing (SIGPIPE)
-	if objdump -t "$a" | grep -E "(^|/)${m//./\\.}:[[:space:]]+file format" > /dev/null; then
+	if objdump -t "$a" | grep -E "(^|/|_)${m//./\\.}:[[:space:]]+file format" > /dev/null; then
 		echo "ok - $m found in $(basename "$a")"
 		passed=$((passed + 1))
 	else

@@ -1,4 +1,4 @@
-/* Unit tests of common/names.c: ring and flow-table names every process derives from the configuration.
+/* Unit tests of common/shm/names.c: ring and flow-table names every process derives from the configuration.
  * No EAL: only the name strings are checked, no ring is created.
  */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Unit tests of common/parse.c: bounded whole numbers, switches and CPU lists.
+/* Unit tests of common/base/parse.c: bounded whole numbers, switches and CPU lists.
  * Table-driven; each row is one named case. No EAL.
  */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Returns to the pool that survive the death of the returning process (common/pool.c, built
+/* Returns to the pool that survive the death of the returning process (common/shm/pool.c, built
  * here with MPE_POOL_TEST): every free is cut short after each of its steps in turn, as a
  * SIGKILL there would, and the primary's recovery (mpe_pool_put_finish, then the free of
  * what the hand still holds, then the flush of the dead process's cache) must leave each mbuf

@@ -1,4 +1,4 @@
-/* Unit tests of common/rules.c: the rules file format.
+/* Unit tests of common/packet/rules.c: the rules file format.
  * Each case writes text to a temporary file, loads it with the messages captured, and checks
  * either the parsed rules or the exact messages ("path:line: reason", one per bad line).
  * No EAL: parsing needs none.

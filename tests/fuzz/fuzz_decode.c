@@ -1,4 +1,4 @@
-/* libFuzzer harness of common/decode.c (and of mpe_pkt_flow_key, the flowhash stage's walk,
+/* libFuzzer harness of common/packet/decode.c (and of mpe_pkt_flow_key, the flowhash stage's walk,
  * and mpe_pkt_flow_hash, the distributor's): every input is an Ethernet frame, decoded whole
  * and cut at a few lengths, each time from a heap copy of exactly that length (ASan names any
  * over-read). What decode.h and pkt.h promise is checked after every call; a broken promise

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Process build: a worker killed while it fills its mempool cache from the pool's ring, before
-# a receive call (common/pool.c, mpe_pool_fill), leaves neither the ring stuck nor an mbuf lost
+# a receive call (common/shm/pool.c, mpe_pool_fill), leaves neither the ring stuck nor an mbuf lost
 # or doubled: the primary finishes the dequeue for it. gdb watches the worker's hand in shared
 # memory and the pool ring's consumer tail, and kills the worker right after a chosen step:
 #   filling  the fill is begun, nothing taken from the ring yet: nothing to finish;

@@ -15,7 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CTL=$BUILD/tools/mpe-ctl
 [ -x "$CTL" ] || CTL=$HERE/../../tools/mpe-ctl
 NW=10
-MAX_STAGES=$(sed -n 's/^#define MPE_MAX_STAGES \([0-9]*\).*/\1/p' "$HERE/../../common/config.h")
+MAX_STAGES=$(sed -n 's/^#define MPE_MAX_STAGES \([0-9]*\).*/\1/p' "$HERE/../../common/config/config.h")
 
 lcores="0@0,1@1"
 for ((w = 0; w < NW; w++)); do lcores+=",$((w + 2))@$((w % NCPU))"; done

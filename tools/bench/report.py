@@ -168,7 +168,7 @@ CONTROL = "process/process"
 RING_SIZE = 1024
 SHARED_RING_SIZE = 8192
 # the engine's pool when mbufs is left out and the configuration needs no more
-# (MPE_DEF_MBUFS, common/config.h)
+# (MPE_DEF_MBUFS, common/config/config.h)
 DEFAULT_MBUFS = 8191
 RING = "process/thread, ring_size %d" % RING_SIZE
 # one build with 2 workers against itself with 1 worker, in alternating windows: the rate of

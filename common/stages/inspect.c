@@ -1,22 +1,16 @@
-/* The stage table and its stages:
- *   flowhash - symmetric flow hash into the packet's metadata
- *   fwd      - route to the peer port of the receiving port, optional MAC rewrite
- *   parse    - decode L2 to L4; count (and drop) malformed frames
- *   flow     - account each packet to its flow in the worker's flow table
- *   acl      - classify with rte_acl against the rule set in force; apply the rule's action
- *   burn     - spend cycles (measurements, tests)
- * Stages run on one worker at a time; their counters belong to that worker.
+/* The inspection stages, over the packet decoder and the structures of common/inspect/:
+ *   parse - decode L2 to L4; count (and drop) malformed frames
+ *   flow  - account each packet to its flow in the worker's flow table
+ *   acl   - classify with rte_acl against the rule set in force; apply the rule's action
+ * Stages run on one worker at a time; their counters and flow table belong to that worker.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
 #include <rte_errno.h>
-#include <rte_ether.h>
-#include <rte_pause.h>
-#include <rte_prefetch.h>
 #include <rte_mbuf.h>
+#include <rte_prefetch.h>
 
 #include "decode.h"
 #include "flow.h"
@@ -24,104 +18,7 @@
 #include "pkt.h"
 #include "ruleset.h"
 #include "stage.h"
-
-static uint16_t
-flowhash_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
-{
-	uint16_t i;
-
-	uint8_t buf[MPE_PKT_HEAD_MAX];
-
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		struct mpe_meta *meta = mpe_meta(m, ctx->meta_offset);
-		const void *head;
-		uint32_t cap;
-
-		head = mpe_pkt_head(m, buf, &cap);
-		meta->flow_hash = mpe_pkt_flow_hash(head, cap);
-		meta->flags |= MPE_META_HASHED;
-	}
-	return n;
-}
-
-void
-mpe_stage_ports(struct mpe_stage_ctx *ctx, const struct mpe_conf *conf)
-{
-	unsigned int i;
-
-	ctx->nb_ports = (uint16_t)conf->nb_ports;
-	ctx->rewrite = 0;
-	ctx->burst_in = MPE_PORT_NONE;
-	ctx->burst_out = MPE_PORT_NONE;
-	for (i = 0; i < conf->nb_ports; i++) {
-		ctx->port_ids[i] = conf->ports[i].port_id;
-		memcpy(ctx->port_mac[i].addr_bytes, conf->ports[i].mac, RTE_ETHER_ADDR_LEN);
-		ctx->peer[i] = conf->ports[i].peer;
-		ctx->rewrite |= conf->ports[i].has_dst_mac != 0;
-	}
-}
-
-static uint16_t
-fwd_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
-{
-	const struct mpe_conf *conf = ctx->conf;
-	const int off = ctx->meta_offset;
-	uint16_t i;
-
-	if (ctx->burst_in < ctx->nb_ports) {
-		/* one input port: one output port, and no per-packet look at the input */
-		const uint16_t out = ctx->peer[ctx->burst_in];
-
-		for (i = 0; i < n; i++)
-			mpe_meta(pkts[i], off)->out_port = out;
-		ctx->burst_out = out;
-	} else if (n > 0) {
-		uint16_t first = 0, differ = 0;
-
-		/* in_port was set at RX from the port polled, whatever the driver put in m->port;
-		 * an out-of-range value leaves the packet unrouted (counted no_route) */
-		for (i = 0; i < n; i++) {
-			struct mpe_meta *meta = mpe_meta(pkts[i], off);
-			uint16_t out = likely(meta->in_port < ctx->nb_ports) ?
-					       ctx->peer[meta->in_port] : MPE_PORT_NONE;
-
-			meta->out_port = out;
-			if (i == 0)
-				first = out;
-			differ |= out ^ first;
-		}
-		ctx->burst_out = differ ? MPE_PORT_NONE : first;
-	}
-	if (likely(!ctx->rewrite))
-		return n;
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint16_t out = mpe_meta(m, off)->out_port;
-
-		if (out < ctx->nb_ports && conf->ports[out].has_dst_mac &&
-		    rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) {
-			struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-
-			memcpy(&eth->dst_addr, conf->ports[out].dst_mac, RTE_ETHER_ADDR_LEN);
-			rte_ether_addr_copy(&ctx->port_mac[out], &eth->src_addr);
-		}
-	}
-	return n;
-}
-
-/* Spends a fixed number of cycles on every packet, for measurements and tests that need a
- * worker with real work in its hands (heavier processing, or a crash in mid-burst). */
-static uint16_t
-burn_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
-{
-	uint64_t until = rte_rdtsc() + (uint64_t)ctx->conf->burn_cycles * n;
-
-	(void)pkts;
-	while (rte_rdtsc() < until)
-		rte_pause();
-	return n;
-}
+#include "stages.h"
 
 /* The lines parse reads and writes: in the ring shapes another core wrote them last, and
  * each first touch would be a miss of its own. */
@@ -317,14 +214,13 @@ static int
 acl_init(struct mpe_stage_ctx *ctx)
 {
 	const struct mpe_worker_conf *wc = &ctx->conf->workers[ctx->worker_id];
-	int flow = mpe_stage_find("flow", 4);
 	struct acl_priv *ap = calloc(1, sizeof(*ap));
 	unsigned int i;
 
 	if (ap == NULL)
 		return -ENOMEM;
 	for (i = 0; i < ctx->stage_pos; i++)
-		if (wc->stages[i] == flow)
+		if (wc->stages[i] == MPE_STAGE_FLOW)
 			ap->own = worker_flow_table(ctx->worker_id);
 	ctx->priv = ap;
 	return 0;
@@ -424,79 +320,17 @@ acl_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	return ndrop == 0 ? n : partition(pkts, n, drop);
 }
 
-static const struct mpe_stage_ops stages[] = {
-	{
-		.name = "fwd",
-		.help = "send to the peer of the receiving port; rewrite MACs if dst_mac is set",
-		.burst = fwd_burst,
-	},
-	{
-		.name = "flowhash",
-		.help = "compute the symmetric flow hash of each packet",
-		.burst = flowhash_burst,
-		.reads_headers = 1,
-	},
-	{
-		.name = "parse",
-		.help = "decode L2 to L4; count malformed frames by reason and drop them (or pass)",
-		.burst = parse_burst,
-		.reads_headers = 1,
-	},
-	{
-		.name = "flow",
-		.help = "account packets to flows in the worker's flow table (needs parse)",
-		.init = flow_init,
-		.burst = flow_burst,
-		.reads_time = 1, /* last seen, expiry */
-	},
-	{
-		.name = "acl",
-		.help = "classify with the rules file; drop, allow, count or mirror (needs parse)",
-		.init = acl_init,
-		.burst = acl_burst,
-		.fini = acl_fini,
-	},
-	{
-		.name = "burn",
-		.help = "spend burn_cycles TSC cycles on each packet (emulates heavier work)",
-		.burst = burn_burst,
-	},
+const struct mpe_stage_ops mpe_stage_parse_ops = {
+	.burst = parse_burst,
 };
 
-int
-mpe_stage_find(const char *name, size_t len)
-{
-	unsigned int i;
+const struct mpe_stage_ops mpe_stage_flow_ops = {
+	.init = flow_init,
+	.burst = flow_burst,
+};
 
-	for (i = 0; i < RTE_DIM(stages); i++)
-		if (strlen(stages[i].name) == len && strncmp(stages[i].name, name, len) == 0)
-			return (int)i;
-	return -ENOENT;
-}
-
-const struct mpe_stage_ops *
-mpe_stage_get(unsigned int idx)
-{
-	return idx < RTE_DIM(stages) ? &stages[idx] : NULL;
-}
-
-unsigned int
-mpe_stage_count(void)
-{
-	return RTE_DIM(stages);
-}
-
-const char *
-mpe_stage_list(void)
-{
-	static char list[256];
-	size_t off = 0;
-	unsigned int i;
-
-	if (list[0] != '\0')
-		return list;
-	for (i = 0; i < RTE_DIM(stages) && off < sizeof(list); i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
-					stages[i].name);
-	return list;
-}
+const struct mpe_stage_ops mpe_stage_acl_ops = {
+	.init = acl_init,
+	.burst = acl_burst,
+	.fini = acl_fini,
+};

@@ -9,8 +9,10 @@
 #define MPE_NAME_SHM "mpe_shared"
 #define MPE_NAME_POOL "mpe_mbufs"
 #define MPE_NAME_QSBR "mpe_qsbr"
-/* Flow table of worker N (common/flow.h): "mpe_flow_w<N>" */
+/* Flow table of worker N (common/inspect/flow.h): "mpe_flow_w<N>" */
 #define MPE_NAME_FLOW_FMT "mpe_flow_w%u"
+/* Longest flow table name: rte_hash names its internal ring "HT_EXT_<name>" in 29 bytes. */
+#define MPE_NAME_FLOW_MAX 20
 
 /* Ends of a ring: the primary's I/O lcore, or a worker. */
 #define MPE_END_IO (-1)
@@ -19,7 +21,7 @@
 int mpe_names_ring(char *buf, size_t size, int from, int to);
 
 /* MPE_NAME_FLOW_FMT for worker @worker ("mpe_flow_w0"), checked against the buffer and
- * MPE_FLOW_NAME_MAX. Returns 0, or -ENAMETOOLONG / -EINVAL. */
+ * MPE_NAME_FLOW_MAX. Returns 0, or -ENAMETOOLONG / -EINVAL. */
 int mpe_names_flow(char *buf, size_t size, int worker);
 
 #endif

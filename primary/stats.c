@@ -220,7 +220,7 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 			if (sc->rx == 0)
 				continue;
 			fprintf(out, "    stage %-10s packets %" PRIu64 " cycles/pkt %.1f\n",
-				mpe_stage_get(conf->workers[i].stages[s])->name, sc->rx,
+				mpe_stage_info(conf->workers[i].stages[s])->name, sc->rx,
 				(double)sc->cycles / (double)sc->rx);
 		}
 	}

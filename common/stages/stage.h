@@ -1,6 +1,8 @@
-/* Packet stages: the table every worker runs from, and the context a stage works in.
- * The table is process-local (static const); shared memory names a stage by its index,
- * never by address, because function pointers differ between processes.
+/* The stage contract: the context a stage works in, its operations, and the per-packet
+ * metadata stages read and write. What each stage is called and needs is the catalogue's
+ * (config/stage_info.h); the table of their code is process-local (table.c): shared memory
+ * names a stage by its id, never by address, because function pointers differ between
+ * processes.
  */
 #ifndef MPE_STAGE_H
 #define MPE_STAGE_H
@@ -18,6 +20,7 @@
  * a second trip. For the CPU family, as meson chose it (prefetch_w_x86_64.h, _generic.h). */
 #include "prefetch_w.h"
 #include "shm.h"
+#include "stage_info.h"
 
 /* Per-packet metadata, kept in an mbuf dynamic field registered by the primary. */
 struct mpe_meta {
@@ -123,13 +126,9 @@ struct mpe_stage_ctx {
  * packet's out_port sets ctx->burst_out too (MPE_PORT_NONE when the burst may go to more
  * than one port): a worker that transmits trusts it and then looks at no packet's out_port. */
 struct mpe_stage_ops {
-	const char *name;
-	const char *help;
 	int (*init)(struct mpe_stage_ctx *ctx);
 	uint16_t (*burst)(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n);
 	void (*fini)(struct mpe_stage_ctx *ctx);
-	uint8_t reads_headers; /* reads the packet's headers: the worker prefetches them ahead */
-	uint8_t reads_time;    /* reads ctx->now: the worker sets it on every burst */
 };
 
 #define MPE_STAGE_NONE 0xff
@@ -137,12 +136,8 @@ struct mpe_stage_ops {
 /* Fill @ctx's port tables (ethdev ids, MACs, peers) from @conf. */
 void mpe_stage_ports(struct mpe_stage_ctx *ctx, const struct mpe_conf *conf);
 
-/* Index of the stage called @name (length @len), or -ENOENT. */
-int mpe_stage_find(const char *name, size_t len);
-const struct mpe_stage_ops *mpe_stage_get(unsigned int idx);
-unsigned int mpe_stage_count(void);
-/* "fwd, flowhash": the known names, for messages. */
-const char *mpe_stage_list(void);
+/* The code of stage @id (enum mpe_stage_id), or NULL past the end. */
+const struct mpe_stage_ops *mpe_stage_get(unsigned int id);
 
 static inline struct mpe_meta *
 mpe_meta(struct rte_mbuf *m, int offset)

@@ -39,10 +39,10 @@
 
 #include <rte_common.h>
 
+#include "names.h"
 #include "pkt.h"
 
-/* Longest table name: rte_hash names its internal ring "HT_EXT_<name>" in 29 bytes. */
-#define MPE_FLOW_NAME_MAX     20
+#define MPE_FLOW_NAME_MAX     MPE_NAME_FLOW_MAX
 #define MPE_FLOW_CAPACITY_MIN 8 /* one rte_hash bucket */
 #define MPE_FLOW_CAPACITY_MAX (1u << 24)
 /* Most cache entries (8 bytes each): a 64 KiB cache stays in a core's L2. */

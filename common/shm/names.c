@@ -5,7 +5,6 @@
 #include <rte_ring.h>
 
 #include "config.h"
-#include "flow.h"
 #include "names.h"
 
 static int
@@ -41,7 +40,7 @@ mpe_names_flow(char *buf, size_t size, int worker)
 	if (buf == NULL || worker < 0 || worker >= MPE_MAX_WORKERS)
 		return -EINVAL;
 	n = snprintf(buf, size, MPE_NAME_FLOW_FMT, (unsigned int)worker);
-	if (n < 0 || (size_t)n >= size || (size_t)n > MPE_FLOW_NAME_MAX)
+	if (n < 0 || (size_t)n >= size || (size_t)n > MPE_NAME_FLOW_MAX)
 		return -ENAMETOOLONG;
 	return 0;
 }

@@ -18,7 +18,7 @@
 #include "config.h"
 #include "parse.h"
 #include "rules.h"
-#include "stage.h"
+#include "stage_info.h"
 #include "textfile.h"
 
 /* rte_cfgfile reads lines into CFG_NAME_LEN + CFG_VALUE_LEN + 4 bytes: stay inside that */
@@ -449,7 +449,7 @@ apply_defaults(enum sect sect, void *base)
 		struct mpe_worker_conf *w = base;
 
 		w->nb_stages = 1;
-		w->stages[0] = (uint8_t)mpe_stage_find("fwd", 3);
+		w->stages[0] = MPE_STAGE_FWD;
 	}
 }
 
@@ -651,7 +651,6 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 	int eline = loc_line(p, "engine", "");
 	unsigned int i, j, fwd = 0;
 	uint64_t need;
-	int fwd_idx = mpe_stage_find("fwd", 3);
 
 	for (i = 0; i < MPE_MAX_PORTS && seen_port[i]; i++)
 		;
@@ -706,7 +705,7 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 		snprintf(sect, sizeof(sect), "worker %u", i);
 		line = loc_line(p, sect, "lcore");
 		for (j = 0; j < w->nb_stages; j++)
-			fwd += w->stages[j] == fwd_idx;
+			fwd += (mpe_stage_info(w->stages[j])->gives & MPE_STAGE_ROUTE) != 0;
 		if (w->lcore == 0)
 			continue; /* missing: already reported */
 		for (j = 0; j < i; j++)
@@ -760,8 +759,8 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 		       "off on every port: the engine would receive nothing (let a port receive)");
 	}
 	if (c->nb_workers > 0 && fwd == 0 && p->errors == 0)
-		report(p, 0, "stages", "no worker runs the 'fwd' stage: nothing would route "
-		       "packets to an output port");
+		report(p, 0, "stages", "no worker runs the '%s' stage: nothing would route "
+		       "packets to an output port", mpe_stage_giver(MPE_STAGE_ROUTE)->name);
 	if (c->shape == MPE_SHAPE_RSS && c->nb_workers > MPE_MAX_QUEUES)
 		report(p, loc_line(p, "engine", "shape"), "shape",
 		       "rss supports at most %d workers (one queue each)", MPE_MAX_QUEUES);
@@ -842,17 +841,19 @@ resolve_rules(struct parser *p, struct mpe_conf *c, int line)
 	return 0;
 }
 
-/* The inspection stages: what each needs before it, the rules file and its actions. */
+/* The stages a packet meets, in order (in a pipeline one worker after the other), each
+ * against what its catalogue entry needs from those before it; the rules file and its
+ * actions. */
 static void
 validate_inspection(struct parser *p, struct mpe_conf *c)
 {
-	int parse = mpe_stage_find("parse", 5), acl = mpe_stage_find("acl", 3);
-	int flow = mpe_stage_find("flow", 4), flowhash = mpe_stage_find("flowhash", 8);
+	const struct mpe_stage_info *parse = mpe_stage_giver(MPE_STAGE_PARSED);
 	unsigned int i, j, nw, mirrors = 0;
-	int parsed = 0, rehashed = 0, uses_acl = 0, line = loc_line(p, "engine", "rules");
+	int line = loc_line(p, "engine", "rules");
+	uint8_t have = 0;
+	const struct mpe_stage_info *rehash = NULL, *rules_user = NULL;
 	struct mpe_rules *r;
 
-	/* the stages a packet meets, in order: in a pipeline one worker after the other */
 	nw = c->shape == MPE_SHAPE_PIPELINE ? c->nb_workers : RTE_MIN(c->nb_workers, 1u);
 	for (i = 0; i < nw; i++) {
 		const struct mpe_worker_conf *w = &c->workers[i];
@@ -860,24 +861,25 @@ validate_inspection(struct parser *p, struct mpe_conf *c)
 
 		snprintf(sect, sizeof(sect), "worker %u", i);
 		for (j = 0; j < w->nb_stages; j++) {
-			int st = w->stages[j];
+			const struct mpe_stage_info *st = mpe_stage_info(w->stages[j]);
 
-			if (st == parse)
-				parsed = 1, rehashed = 0;
-			else if (st == flowhash && parsed)
-				rehashed = 1;
-			else if (st == flow && rehashed)
-				/* it finds a flow by the hash parse gave the flow's key */
+			if ((st->needs & MPE_STAGE_KEY_HASH) && rehash != NULL)
 				report(p, loc_line(p, sect, "stages"), "stages",
-				       "flow after flowhash after parse: parse sets the flow "
-				       "hash from the decoded key, flowhash replaced it");
-			if ((st == acl || st == flow) && !parsed)
+				       "%s after %s after %s: %s sets the flow hash from the "
+				       "decoded key, %s replaced it", st->name, rehash->name,
+				       parse->name, parse->name, rehash->name);
+			if ((st->needs & MPE_STAGE_PARSED) && !(have & MPE_STAGE_PARSED))
 				report(p, loc_line(p, sect, "stages"), "stages",
-				       "%s needs the parse stage before it%s",
-				       st == acl ? "acl" : "flow",
+				       "%s needs the %s stage before it%s", st->name, parse->name,
 				       c->shape == MPE_SHAPE_PIPELINE ? " (here or in an earlier "
 				       "worker)" : "");
-			uses_acl |= st == acl;
+			if (st->needs & MPE_STAGE_RULES)
+				rules_user = st;
+			if (st->gives & MPE_STAGE_KEY_HASH)
+				rehash = NULL;
+			else if ((st->gives & MPE_STAGE_OTHER_HASH) && (have & MPE_STAGE_KEY_HASH))
+				rehash = st;
+			have |= st->gives;
 		}
 	}
 	if (c->mirror_port != MPE_PORT_NONE && c->mirror_port >= c->nb_ports)
@@ -891,9 +893,10 @@ validate_inspection(struct parser *p, struct mpe_conf *c)
 				       "copies only (give port %u another peer)", c->mirror_port,
 				       i, i);
 	if (c->rules[0] == '\0') {
-		if (uses_acl)
+		if (rules_user != NULL)
 			report(p, loc_line(p, "engine", ""), "rules",
-			       "the acl stage needs a rules file: set rules in [engine]");
+			       "the %s stage needs a rules file: set rules in [engine]",
+			       rules_user->name);
 		return;
 	}
 	if (resolve_rules(p, c, line) < 0)
@@ -1032,7 +1035,7 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 			fprintf(out, "queue = %u\n", w->queue);
 		fprintf(out, "stages = ");
 		for (j = 0; j < w->nb_stages; j++)
-			fprintf(out, "%s%s", j ? "," : "", mpe_stage_get(w->stages[j])->name);
+			fprintf(out, "%s%s", j ? "," : "", mpe_stage_info(w->stages[j])->name);
 		fputc('\n', out);
 	}
 }

@@ -67,7 +67,7 @@ struct mpe_worker_conf {
 	 * it sends on; tx = workers: the TX queue. Its id unless the configuration says. */
 	uint16_t queue;
 	uint8_t nb_stages;
-	uint8_t stages[MPE_MAX_STAGES]; /* indices into the stage table (common/stage.h) */
+	uint8_t stages[MPE_MAX_STAGES]; /* indices into the stage table (common/stages/stage.h) */
 	int line;
 };
 

@@ -121,8 +121,8 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 			snprintf(err, err_size, "stage index %u unknown to this build", wc->stages[i]);
 			return -EINVAL;
 		}
-		w->ahead_data |= w->ops[i]->reads_headers;
-		w->needs_time |= w->ops[i]->reads_time;
+		w->ahead_data |= mpe_stage_info(wc->stages[i])->reads_headers;
+		w->needs_time |= mpe_stage_info(wc->stages[i])->reads_time;
 		ctx->shm = shm;
 		ctx->conf = conf;
 		ctx->cnt = &w->slot->stage_cnt[i];
@@ -135,7 +135,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		if (w->ops[i]->init != NULL) {
 			rc = w->ops[i]->init(ctx);
 			if (rc < 0) {
-				snprintf(err, err_size, "stage %s: init failed: %s", w->ops[i]->name,
+				snprintf(err, err_size, "stage %s: init failed: %s", mpe_stage_info(wc->stages[i])->name,
 					 strerror(-rc));
 				while (i-- > 0)
 					if (w->ops[i]->fini != NULL)
