@@ -13,7 +13,7 @@ wait "$bench" && rc=0 || rc=$?
 check "mpe-bench --quick exits 0" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || tail -30 "$TMP/bench.log"
 
-for f in bench.md bench.csv summary.csv alternate.csv bench.png; do
+for f in bench.md headline.md bench.csv summary.csv alternate.csv bench.png; do
 	check "$f written" [ -s "$out/$f" ]
 done
 
