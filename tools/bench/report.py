@@ -569,6 +569,10 @@ def markdown(s, cases, refs, meta):
     L = []
     L.append("# mpe-bench: process build vs thread build")
     L.append("")
+    if meta.get("quick"):
+        L.append("**Smoke run** (`--quick`: one short round of a few configurations): its "
+                 "figures show that the tool works, not how fast the engine is.")
+        L.append("")
     L.append("Command: `%s`  " % meta["command"])
     L.append("Host: %s  " % meta["host"])
     L.append("Rounds: %d of %.1f s each (after %.1f s of warm-up), builds interleaved "
