@@ -540,7 +540,7 @@ many = [report.alt_row(st, "fwd-rss-1w", "p", 1, ((0.99 + st / 1000) * 1e6, 1e6)
 hl = report.headline(report.Summary(hl_raw), hl_cases, [],
                      {"command": "c", "host": "h", "alt_rows": many})
 check("| 1.000 (95%: 0.996–1.005, within) | – | alternating windows, median of 20 starts over "
-      "1 configurations |" in hl, "headline: 20 starts give process/thread an interval")
+      "1 configuration |" in hl, "headline: 20 starts give process/thread an interval")
 
 # runners.switches(): two processes on one CPU, each giving it to the other, are counted;
 # a process asleep is not

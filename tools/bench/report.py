@@ -10,6 +10,7 @@ import math
 import os
 import statistics
 import subprocess
+import textwrap
 
 from procs import BenchError
 
@@ -712,6 +713,11 @@ HEADLINE_SCALING = [
 ]
 
 
+def _wrapped(text):
+    """@text as lines of at most 96 columns (README's prose), then a blank line."""
+    return textwrap.wrap(text, 96, break_long_words=False, break_on_hyphens=False) + [""]
+
+
 def _headline_cells(alt_rows, pair_of, rounds_of):
     """The process and thread cells of one headline row and how they were measured: side by
     side (the median over the starts of @pair_of(model) in @alt_rows, rows of one
@@ -741,10 +747,10 @@ def headline(s, cases, refs, meta):
     ran = {c["name"] for c in cases if not c.get("na") and not c.get("fs")}
     L = []
     if meta.get("quick"):
-        L += ["**Smoke run** (`--quick`: one short round of a few configurations): these "
-              "figures show that the tool works, not how fast the engine is.", ""]
-    L += ["Measured by `%s` on %s." % (meta["command"], meta["host"]), "",
-          "| comparison | process build | thread build | how |", "|---|---|---|---|"]
+        L += _wrapped("**Smoke run** (`--quick`: one short round of a few configurations): "
+                      "these figures show that the tool works, not how fast the engine is.")
+    L += _wrapped("Measured by `%s` on %s." % (meta["command"], meta["host"]))
+    L += ["| comparison | process build | thread build | how |", "|---|---|---|---|"]
     for label, case, ref in HEADLINE_REFS:
         if case in ran:
             def rounds_of(m, case=case, ref=ref):
@@ -764,19 +770,20 @@ def headline(s, cases, refs, meta):
         else:
             cells, how = ["n/a", "n/a"], "not run"
         L.append("| %s | %s | %s | %s |" % (label, cells[0], cells[1], how))
-    starts = []
+    starts, nconf = [], 0
     for c in cases:
         if c["name"] in ran:
             a = alt_summary(alt_rows, c["name"], PAIR)
             starts += a["starts"] if a else []
+            nconf += 1 if a and a["starts"] else 0
     iv = median_interval(starts)
     if starts:
         fig = "%.3f" % statistics.median(starts)
         if iv:
             fig += " (%.0f%%: %.3f–%.3f, %s)" % (100 * INTERVAL_LEVEL, iv[0], iv[1],
                                                  band_verdict(iv))
-        how = ("alternating windows, median of %d starts over %d configurations" % (
-            len(starts), len({r["case"] for r in alt_rows if r["pair"] == PAIR})))
+        how = "alternating windows, median of %d start%s over %d configuration%s" % (
+            len(starts), "" if len(starts) == 1 else "s", nconf, "" if nconf == 1 else "s")
     else:
         fig, how = "n/a", "not run"
     L.append("| process build / thread build, every configuration | %s | – | %s |" % (fig, how))
