@@ -481,6 +481,67 @@ check("| pipe label | – | 26500, 25500 | 0.975 | 4100, 4000 | 1.010 | 1.020, 1
 check(report.alt_summary(hrows, "pipe")["starts"] == [0.975],
       "alt_summary: windows with ring_size given stay out of the other windows' ratio")
 
+# README's headline table (headline.md), on made-up rows: every comparison a row, every row as
+# many cells as the header, side by side where that ran, the rounds otherwise, n/a when absent
+def hl_row(case, impl, mpps):
+    return row(1, case, impl, mpps, {"w0.fwd": 4.0})
+
+
+hl_raw = [hl_row("fwd-rss-1w", "process", 80.0), hl_row("fwd-rss-1w", "thread", 88.0),
+          hl_row("fwd-rss-2w-apart", "process", 160.0),
+          hl_row("fwd-rss-2w-apart", "thread", 150.0),
+          hl_row("fwd-dist-1w", "process", 60.0), hl_row("fwd-dist-1w", "thread", 50.0),
+          hl_row("ref", "testpmd macswap 1 core", 100.0),
+          hl_row("ref", "client_server_mp 1 client", 40.0)]
+hl_cases = [{"name": n, "label": n, "traffic": "null"}
+            for n in ("fwd-rss-1w", "fwd-rss-2w-apart", "fwd-dist-1w")]
+hl_alt = []
+for st, (p, t) in enumerate([(0.95, 0.97), (0.93, 0.99), (0.94, 0.98)], 1):
+    hl_alt += [report.alt_row(st, "fwd-rss-1w", "process", 1, (p * 1e6, 1e6), pair=ref)
+               for ref in [report.ref_pair("process", "testpmd macswap 1 core")]]
+    hl_alt += [report.alt_row(st, "fwd-rss-1w", "thread", 1, (t * 1e6, 1e6), pair=ref)
+               for ref in [report.ref_pair("thread", "testpmd macswap 1 core")]]
+    for c, x in (("fwd-rss-1w", 1.0 + st / 100), ("fwd-dist-1w", 1.0 - st / 100)):
+        hl_alt.append(report.alt_row(st, c, "process", 1, (x * 1e6, 1e6)))
+for quick in (False, True):
+    hl = report.headline(report.Summary(hl_raw), hl_cases, [],
+                         {"command": "tools/mpe-bench --out x", "host": "a host",
+                          "alt_rows": hl_alt, "quick": quick})
+    check(hl.endswith(" |\n"), "headline: ends with the table and one newline")
+    hl = hl.splitlines()
+    table = [ln for ln in hl if ln.startswith("|")]
+    ncells = [ln.count("|") for ln in table]
+    check(len(table) == 2 + len(report.HEADLINE_REFS) + len(report.HEADLINE_SCALING) + 1 and
+          set(ncells) == {5} and table[1] == "|---|---|---|---|" and
+          all(ln.endswith(" |") for i, ln in enumerate(table) if i != 1) and
+          hl[-1] == table[-1],
+          "headline: a header, a separator and one row per comparison, 4 cells each (%s)"
+          % ncells)
+    text = "\n".join(hl)
+    check("| forward-only, rss, 1 worker × testpmd macswap, 1 lcore | 0.94× | 0.98× | "
+          "side by side, median of 3 starts |" in text,
+          "headline: a reference side by side in both builds gives the starts' median")
+    check("| forward-only, distributor, 1 worker × client_server_mp, 1 client | 1.50× | 1.25× "
+          "| medians of the rounds |" in text and
+          "| forward-only, rss, 1 → 2 workers (queues 3 and 6) | 2.00× | 1.70× | medians of "
+          "the rounds |" in text,
+          "headline: without side-by-side starts, the rounds' medians divided")
+    check("| full inspection, distributor, 1 worker × l3fwd --lookup=acl | n/a | n/a | not run |"
+          in text and "(queues 0 and 1) | n/a | n/a | not run |" in text,
+          "headline: a comparison whose configuration did not run is n/a")
+    check("| process build / thread build, every configuration | 1.000 (95%: 0.970–1.030, not "
+          "resolved) | – | alternating windows, median of 6 starts over 2 configurations |"
+          in text,
+          "headline: process/thread over every configuration's starts together")
+    check(("Smoke run" in text) == quick and "`tools/mpe-bench --out x` on a host" in text,
+          "headline: the command and host, and a smoke run said to be one (quick=%s)" % quick)
+many = [report.alt_row(st, "fwd-rss-1w", "p", 1, ((0.99 + st / 1000) * 1e6, 1e6))
+        for st in range(1, 21)]
+hl = report.headline(report.Summary(hl_raw), hl_cases, [],
+                     {"command": "c", "host": "h", "alt_rows": many})
+check("| 1.000 (95%: 0.996–1.005, within) | – | alternating windows, median of 20 starts over "
+      "1 configuration |" in hl, "headline: 20 starts give process/thread an interval")
+
 # runners.switches(): two processes on one CPU, each giving it to the other, are counted;
 # a process asleep is not
 import runners  # noqa: E402

@@ -976,7 +976,7 @@ out:
 static void
 test_cache_set(void)
 {
-	/* SET: the ways of a set, which the README gives */
+	/* SET: the ways of a set, which docs/inspection.md gives */
 	enum { CAP = 64, H = 0x3c3c0015, SET = 4, FLOWS = SET + 1, ROUNDS = 6 };
 	struct mpe_flow_table *t = mpe_flow_table_create("ft_cache3", CAP, TIMEOUT, SOCKET_ID_ANY);
 	struct mpe_flow_key k[FLOWS];

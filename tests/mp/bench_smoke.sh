@@ -13,9 +13,11 @@ wait "$bench" && rc=0 || rc=$?
 check "mpe-bench --quick exits 0" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || tail -30 "$TMP/bench.log"
 
-for f in bench.md bench.csv summary.csv alternate.csv bench.png; do
+for f in bench.md headline.md bench.csv summary.csv alternate.csv bench.png; do
 	check "$f written" [ -s "$out/$f" ]
 done
+check "bench.md and headline.md say a --quick run is a smoke run" \
+	cond 'grep -q "Smoke run" "$out/bench.md" && grep -q "Smoke run" "$out/headline.md"'
 
 if python3 - "$out" "$TOP" > "$TMP/check.log" 2>&1 <<'PY'
 import csv, struct, sys

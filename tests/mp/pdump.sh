@@ -78,7 +78,7 @@ inject() {
 log=$TMP/primary.log
 # -m: memory reserved at start-up, so that dpdk-dumpcap's pool needs no new hugepages, whose
 # mapping the primary must then sync with every secondary, short-lived dumpcaps included
-# (without it: 5 failures in 22 runs, see README)
+# (without it: 5 failures in 22 runs, see docs/operations.md, "Capturing packets")
 start_primary "$log" --lcores "$LCORES" -m 512 --vdev net_ring0 --vdev net_ring1 -- -c "$cfg"
 if ! wait_for "$log" "running:" 30; then
 	not_ok "engine runs on net_ring ports ($MODEL build)"

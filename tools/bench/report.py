@@ -10,6 +10,7 @@ import math
 import os
 import statistics
 import subprocess
+import textwrap
 
 from procs import BenchError
 
@@ -569,6 +570,10 @@ def markdown(s, cases, refs, meta):
     L = []
     L.append("# mpe-bench: process build vs thread build")
     L.append("")
+    if meta.get("quick"):
+        L.append("**Smoke run** (`--quick`: one short round of a few configurations): its "
+                 "figures show that the tool works, not how fast the engine is.")
+        L.append("")
     L.append("Command: `%s`  " % meta["command"])
     L.append("Host: %s  " % meta["host"])
     L.append("Rounds: %d of %.1f s each (after %.1f s of warm-up), builds interleaved "
@@ -686,6 +691,103 @@ def markdown(s, cases, refs, meta):
         for n in meta["notes"]:
             L.append("- " + n)
         L.append("")
+    return "\n".join(L)
+
+
+# README's headline table (headline.md): (label, configuration, reference) of each engine
+# against a reference program, and (label, 1-worker configuration, 2-worker configuration)
+# of each step from 1 worker to 2
+HEADLINE_REFS = [
+    ("forward-only, rss, 1 worker × testpmd macswap, 1 lcore", "fwd-rss-1w",
+     "testpmd macswap 1 core"),
+    ("full inspection, distributor, 1 worker × l3fwd --lookup=acl", "full-dist-1w",
+     "l3fwd --lookup=acl"),
+    ("forward-only, distributor, 1 worker × client_server_mp, 1 client", "fwd-dist-1w",
+     "client_server_mp 1 client"),
+    ("forward-only, distributor, 2 workers × client_server_mp, 2 clients", "fwd-dist-2w",
+     "client_server_mp 2 clients"),
+]
+HEADLINE_SCALING = [
+    ("forward-only, rss, 1 → 2 workers (queues 3 and 6)", "fwd-rss-1w", "fwd-rss-2w-apart"),
+    ("forward-only, rss, 1 → 2 workers (queues 0 and 1)", "fwd-rss-1w", "fwd-rss-2w"),
+]
+
+
+def _wrapped(text):
+    """@text as lines of at most 96 columns (README's prose), then a blank line."""
+    return textwrap.wrap(text, 96, break_long_words=False, break_on_hyphens=False) + [""]
+
+
+def _headline_cells(alt_rows, pair_of, rounds_of):
+    """The process and thread cells of one headline row and how they were measured: side by
+    side (the median over the starts of @pair_of(model) in @alt_rows, rows of one
+    configuration) where that ran in both builds, else the rounds' medians divided
+    (@rounds_of(model)), else n/a."""
+    side = []
+    for m in MODELS:
+        per = [r for r in alt_rows if r["pair"] == pair_of(m)]
+        a = alt_summary(per, per[0]["case"], pair_of(m)) if per else None
+        side.append(a if a and a["windows"] else None)
+    if all(side):
+        n = min(len(a["starts"]) for a in side)
+        return (["%.2f×" % a["median"] for a in side],
+                "side by side, median of %d start%s" % (n, "" if n == 1 else "s"))
+    rounds = [rounds_of(m) for m in MODELS]
+    if all(x is not None for x in rounds):
+        return ["%.2f×" % x for x in rounds], "medians of the rounds"
+    return ["n/a", "n/a"], "not run"
+
+
+MODELS = ("process", "thread")
+
+
+def headline(s, cases, refs, meta):
+    """headline.md: a few rows of one run for README, from the same data as bench.md."""
+    alt_rows = meta.get("alt_rows", [])
+    ran = {c["name"] for c in cases if not c.get("na") and not c.get("fs")}
+    L = []
+    if meta.get("quick"):
+        L += _wrapped("**Smoke run** (`--quick`: one short round of a few configurations): "
+                      "these figures show that the tool works, not how fast the engine is.")
+    L += _wrapped("Measured by `%s` on %s." % (meta["command"], meta["host"]))
+    L += ["| comparison | process build | thread build | how |", "|---|---|---|---|"]
+    for label, case, ref in HEADLINE_REFS:
+        if case in ran:
+            def rounds_of(m, case=case, ref=ref):
+                return ratio(s.median(case, m), s.median("ref", ref))
+            cells, how = _headline_cells(
+                [r for r in alt_rows if r["case"] == case],
+                lambda m, ref=ref: ref_pair(m, ref), rounds_of)
+        else:
+            cells, how = ["n/a", "n/a"], "not run"
+        L.append("| %s | %s | %s | %s |" % (label, cells[0], cells[1], how))
+    for label, one, two in HEADLINE_SCALING:
+        if one in ran and two in ran:
+            def rounds_of(m, one=one, two=two):
+                return ratio(s.median(two, m), s.median(one, m))
+            cells, how = _headline_cells(
+                [r for r in alt_rows if r["case"] == two], scale_pair, rounds_of)
+        else:
+            cells, how = ["n/a", "n/a"], "not run"
+        L.append("| %s | %s | %s | %s |" % (label, cells[0], cells[1], how))
+    starts, nconf = [], 0
+    for c in cases:
+        if c["name"] in ran:
+            a = alt_summary(alt_rows, c["name"], PAIR)
+            starts += a["starts"] if a else []
+            nconf += 1 if a and a["starts"] else 0
+    iv = median_interval(starts)
+    if starts:
+        fig = "%.3f" % statistics.median(starts)
+        if iv:
+            fig += " (%.0f%%: %.3f–%.3f, %s)" % (100 * INTERVAL_LEVEL, iv[0], iv[1],
+                                                 band_verdict(iv))
+        how = "alternating windows, median of %d start%s over %d configuration%s" % (
+            len(starts), "" if len(starts) == 1 else "s", nconf, "" if nconf == 1 else "s")
+    else:
+        fig, how = "n/a", "not run"
+    L.append("| process build / thread build, every configuration | %s | – | %s |" % (fig, how))
+    L.append("")
     return "\n".join(L)
 
 
