@@ -16,9 +16,14 @@
 #include <rte_lcore.h>
 #include <rte_string_fns.h>
 
+#include "context.h"
+#include "inspect.h"
+#include "launch.h"
 #include "log.h"
-#include "primary.h"
+#include "recover.h"
+#include "supervise.h"
 #include "worker.h"
+#include "worker_log.h"
 
 const char *const mpe_launch_model = "process";
 const uint32_t mpe_launch_model_id = 0;

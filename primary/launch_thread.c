@@ -8,9 +8,11 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "context.h"
+#include "launch.h"
 #include "log.h"
-#include "primary.h"
 #include "worker.h"
+#include "worker_log.h"
 
 const char *const mpe_launch_model = "thread";
 const uint32_t mpe_launch_model_id = 1;

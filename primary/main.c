@@ -24,15 +24,23 @@
 #include <rte_memory.h>
 
 #include "config.h"
+#include "context.h"
+#include "dump.h"
+#include "inspect.h"
+#include "io.h"
+#include "launch.h"
 #include "log.h"
 #include "names.h"
 #include "parse.h"
 #include "pool.h"
-#include "primary.h"
+#include "port.h"
 #include "runtime.h"
 #include "shm_ops.h"
 #include "stage.h"
 #include "stats.h"
+#include "supervise.h"
+#include "telemetry.h"
+#include "worker_log.h"
 
 #define SUPERVISE_PERIOD_US 10000
 #define STOP_TIMEOUT_MS 3000
