@@ -280,7 +280,7 @@ recover(struct mpe_primary *p, unsigned int id)
 	if (lost == -EDEADLK) {
 		MPE_LOG(ERR, engine, "worker %u: %s: every process that takes or returns mbufs "
 			"will wait for it for ever", id, stuck);
-		mpe_primary_abort(p, "the mbuf pool can no longer be used");
+		mpe_supervise_abort(p, "the mbuf pool can no longer be used");
 	}
 	return lost;
 }
