@@ -4,6 +4,9 @@
 #ifndef MPE_ARGS_H
 #define MPE_ARGS_H
 
+/* at most this many EAL arguments are passed on to every worker */
+#define MPE_MAX_FWD_ARGS 64
+
 struct mpe_conf;
 struct mpe_primary;
 

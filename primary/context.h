@@ -13,8 +13,6 @@
 
 #include "shm.h"
 
-#define MPE_MAX_FWD_ARGS 64
-
 struct mpe_primary {
 	struct mpe_shared *shm;
 	struct rte_mempool *pool;
@@ -34,9 +32,7 @@ struct mpe_primary {
 	const char *secondary_path;
 	int no_spawn;
 	unsigned int idle_exit_ms;
-	char file_prefix[256];
-	char *fwd_args[MPE_MAX_FWD_ARGS]; /* EAL args every worker process gets too */
-	int nb_fwd_args;
+	char file_prefix[256]; /* as the EAL took it */
 
 	/* workers */
 	pid_t pids[MPE_MAX_WORKERS];

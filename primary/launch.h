@@ -9,6 +9,10 @@ struct mpe_primary;
 
 extern const char *const mpe_launch_model;
 extern const uint32_t mpe_launch_model_id;
+/* Before the EAL starts, on its arguments (argv[1 .. argc - 1], checked by
+ * mpe_args_check_eal()): what the model's workers need of them. The process build keeps
+ * those every worker process is given too; the thread build needs nothing. 0 or -errno. */
+int mpe_launch_eal_args(int argc, char **argv);
 /* Check what the model needs from the EAL set-up; 0 or -errno with the reason logged. */
 int mpe_launch_check(struct mpe_primary *p);
 /* Start worker @id; it reports readiness in its slot. */

@@ -19,6 +19,13 @@ const uint32_t mpe_launch_model_id = 1;
 
 static struct mpe_worker *workers[MPE_MAX_WORKERS];
 
+/* Workers share the primary's EAL: nothing of its arguments is passed on. */
+int
+mpe_launch_eal_args(int argc, char **argv)
+{
+	return 0;
+}
+
 int
 mpe_launch_check(struct mpe_primary *p)
 {

@@ -117,10 +117,8 @@ main(int argc, char **argv)
 		return 1;
 	if (a.check)
 		return 0;
-	if (mpe_args_check_eal(a.nb_eal, argv) < 0)
+	if (mpe_args_check_eal(a.nb_eal, argv) < 0 || mpe_launch_eal_args(a.nb_eal, argv) < 0)
 		return 1;
-	p->nb_fwd_args = mpe_args_eal_forwarded(a.nb_eal, argv, p->fwd_args,
-						MPE_MAX_FWD_ARGS);
 
 	mpe_supervise_signals(p);
 	eal_start(p, a.nb_eal, argv, runtime_dir, sizeof(runtime_dir));
