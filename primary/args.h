@@ -12,9 +12,9 @@ struct mpe_primary;
 
 struct mpe_args {
 	const char *config; /* -c FILE */
-	int check;	    /* --check: validate the configuration, no EAL */
-	int print_config;
-	int nb_eal; /* argv[0 .. nb_eal - 1] are the program and the EAL's arguments */
+	int check;          /* --check: validate the configuration, no EAL */
+	int print_config;   /* --print-config */
+	int nb_eal;         /* argv[0 .. nb_eal - 1]: the program and the EAL's arguments */
 };
 
 /* The engine's options into @a, and those the primary keeps (--secondary, --no-spawn,
