@@ -24,10 +24,11 @@
 #include <rte_ring.h>
 
 #include "config.h"
+#include "context.h"
+#include "dump.h"
 #include "flow.h"
 #include "log.h"
 #include "names.h"
-#include "primary.h"
 #include "stage.h"
 #include "stats.h"
 

@@ -21,10 +21,11 @@
 #include <rte_memzone.h>
 #include <rte_rcu_qsbr.h>
 
+#include "context.h"
 #include "flow.h"
+#include "inspect.h"
 #include "log.h"
 #include "names.h"
-#include "primary.h"
 #include "ruleset.h"
 #include "stage.h"
 

@@ -13,10 +13,11 @@
 #include <rte_malloc.h>
 #include <rte_pause.h>
 
+#include "context.h"
+#include "io.h"
 #include "log.h"
 #include "names.h"
 #include "pkt.h"
-#include "primary.h"
 #include "stage.h"
 
 #define RETA_SIZE 256 /* flow hash -> worker, like a NIC's redirection table */

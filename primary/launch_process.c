@@ -1,6 +1,7 @@
 /* Process build: every worker is an mpe-secondary process, spawned with an explicit
  * --proc-type=secondary, the primary's --file-prefix and its own lcore id, in its own process
- * group (so a Ctrl-C reaches only the primary, which then stops the workers in order). */
+ * group (so a Ctrl-C reaches only the primary, which then stops the workers in order), with
+ * the EAL options of the primary that choose its memory and devices. Main lcore only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,9 +17,15 @@
 #include <rte_lcore.h>
 #include <rte_string_fns.h>
 
+#include "args.h"
+#include "context.h"
+#include "inspect.h"
+#include "launch.h"
 #include "log.h"
-#include "primary.h"
+#include "recover.h"
+#include "supervise.h"
 #include "worker.h"
+#include "worker_log.h"
 
 const char *const mpe_launch_model = "process";
 const uint32_t mpe_launch_model_id = 0;
@@ -28,6 +35,22 @@ extern char **environ;
 #define LOG_FALLBACK_FD 3 /* mpe-secondary --log-fd: the primary's stderr */
 
 static char secondary[PATH_MAX];
+static char *fwd_args[MPE_MAX_FWD_ARGS]; /* EAL args every worker process gets too */
+static int nb_fwd_args;
+
+/* Every worker process sees the primary's memory and devices: it is given the EAL options
+ * that choose them as the primary was (args.c lists them). Its --file-prefix, --proc-type
+ * and --lcores are its own: mpe_launch_start() writes them. */
+int
+mpe_launch_eal_args(int argc, char **argv)
+{
+	int n = mpe_args_eal_forwarded(argc, argv, fwd_args, MPE_MAX_FWD_ARGS);
+
+	if (n < 0)
+		return n;
+	nb_fwd_args = n;
+	return 0;
+}
 
 /* mpe-secondary next to mpe-primary (installed), or in ../secondary (build tree). */
 static int
@@ -165,8 +188,8 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	argv[argc++] = (char *)(uintptr_t)"--proc-type=secondary";
 	argv[argc++] = prefix;
 	argv[argc++] = lcores;
-	for (i = 0; i < p->nb_fwd_args; i++)
-		argv[argc++] = p->fwd_args[i];
+	for (i = 0; i < nb_fwd_args; i++)
+		argv[argc++] = fwd_args[i];
 	argv[argc++] = (char *)(uintptr_t)"--";
 	argv[argc++] = (char *)(uintptr_t)"--worker";
 	argv[argc++] = wid;
@@ -275,7 +298,7 @@ recover(struct mpe_primary *p, unsigned int id)
 	if (lost == -EDEADLK) {
 		MPE_LOG(ERR, engine, "worker %u: %s: every process that takes or returns mbufs "
 			"will wait for it for ever", id, stuck);
-		mpe_primary_abort(p, "the mbuf pool can no longer be used");
+		mpe_supervise_abort(p, "the mbuf pool can no longer be used");
 	}
 	return lost;
 }

@@ -8,14 +8,23 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "context.h"
+#include "launch.h"
 #include "log.h"
-#include "primary.h"
 #include "worker.h"
+#include "worker_log.h"
 
 const char *const mpe_launch_model = "thread";
 const uint32_t mpe_launch_model_id = 1;
 
 static struct mpe_worker *workers[MPE_MAX_WORKERS];
+
+/* Workers share the primary's EAL: nothing of its arguments is passed on. */
+int
+mpe_launch_eal_args(int argc, char **argv)
+{
+	return 0;
+}
 
 int
 mpe_launch_check(struct mpe_primary *p)

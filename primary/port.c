@@ -17,8 +17,9 @@
 #include <rte_kvargs.h>
 #include <rte_pdump.h>
 
+#include "context.h"
 #include "log.h"
-#include "primary.h"
+#include "port.h"
 #include "reta.h"
 
 /* A symmetric Toeplitz key: both directions of a flow hash to the same queue. */

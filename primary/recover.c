@@ -15,9 +15,10 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "context.h"
 #include "log.h"
 #include "names.h"
-#include "primary.h"
+#include "recover.h"
 #include "worker.h"
 
 /* The worker's input and output rings (none in the rss shape; no input ring when the worker

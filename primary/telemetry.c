@@ -23,13 +23,16 @@
 #include <rte_telemetry.h>
 
 #include "config.h"
+#include "context.h"
+#include "dump.h"
 #include "flow.h"
+#include "inspect.h"
 #include "log.h"
-#include "primary.h"
 #include "ruleset.h"
 #include "shm_ops.h"
 #include "stage.h"
 #include "stats.h"
+#include "telemetry.h"
 
 /* Every dict and array built here stays within the library's limits by construction. */
 _Static_assert(2 * MPE_MAX_WORKERS <= RTE_TEL_MAX_DICT_ENTRIES, "/mpe/rings, /mpe/workers");

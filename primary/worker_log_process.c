@@ -19,8 +19,9 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "context.h"
 #include "log.h"
-#include "primary.h"
+#include "worker_log.h"
 
 #define MAX_PIPES    (2 * MPE_MAX_WORKERS) /* a respawned worker's pipe may linger a little */
 #define LINE_MAX_LEN 1024                  /* longer lines are cut, each piece prefixed */

@@ -11,8 +11,9 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 
+#include "context.h"
 #include "log.h"
-#include "primary.h"
+#include "worker_log.h"
 
 static FILE *next;                       /* where lines go on to */
 static int16_t worker_of[RTE_MAX_LCORE]; /* worker id + 1 by lcore; 0: not a worker */

@@ -1,0 +1,306 @@
+/* The command line of mpe-primary: the engine's options after "--" (--help, --help-config,
+ * --check, ...), the configuration they name, and the rules for the EAL arguments before "--":
+ * those the engine refuses, and those it passes on to the workers, which must be written in
+ * full. Main thread only, before the EAL starts: messages go to stdout and stderr. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "args.h"
+#include "config.h"
+#include "context.h"
+#include "parse.h"
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- -c FILE [options]\n"
+	       "       %s --check -c FILE\n"
+	       "  -c, --config FILE    engine configuration (INI)\n"
+	       "      --check          validate the configuration and exit (no EAL, no hugepages)\n"
+	       "      --no-spawn       do not start worker processes: print their command lines\n"
+	       "                       and wait for an operator to start them\n"
+	       "      --secondary PATH mpe-secondary to spawn (default: next to mpe-primary)\n"
+	       "      --idle-exit MS   stop after MS milliseconds without a received packet\n"
+	       "      --print-config   print the configuration as the engine runs it\n"
+	       "      --help-config    every configuration key, as a table\n"
+	       "  -h, --help           this text\n",
+	       prog, prog);
+}
+
+static int
+twice(const char *option)
+{
+	fprintf(stderr, "mpe-primary: %s given twice\n", option);
+	return -EINVAL;
+}
+
+static int
+parse_options(int argc, char **argv, struct mpe_args *o, struct mpe_primary *p)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'}, {"check", no_argument, NULL, 'k'},
+		{"no-spawn", no_argument, NULL, 'n'},	  {"secondary", required_argument, NULL, 's'},
+		{"idle-exit", required_argument, NULL, 'i'},
+		{"print-config", no_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'},
+		{"help-config", no_argument, NULL, 'H'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (o->config != NULL)
+				return twice("-c/--config");
+			o->config = optarg;
+			break;
+		case 's':
+			if (p->secondary_path != NULL)
+				return twice("--secondary");
+			p->secondary_path = optarg;
+			break;
+		case 'k': o->check = 1; break;
+		case 'n': p->no_spawn = 1; break;
+		case 'P': o->print_config = 1; break;
+		case 'i':
+			if (mpe_parse_uint(optarg, 1, 86400000, &v) < 0) {
+				fprintf(stderr, "mpe-primary: --idle-exit: '%s' is not a number of "
+					"milliseconds between 1 and 86400000\n", optarg);
+				return -EINVAL;
+			}
+			p->idle_exit_ms = (unsigned int)v;
+			break;
+		case 'h': usage(argv[0]); exit(0);
+		case 'H': mpe_config_help(stdout); exit(0);
+		case ':':
+			fprintf(stderr, "mpe-primary: %s needs a value\n", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			fprintf(stderr, "mpe-primary: unknown option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "mpe-primary: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->config == NULL) {
+		fprintf(stderr, "mpe-primary: no configuration: give -c FILE (see --help)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* @val is one of the "|"-separated words of @list. */
+static int
+word_in(const char *list, const char *val)
+{
+	size_t vl = strlen(val);
+
+	while (vl > 0 && list != NULL) {
+		if (strncmp(list, val, vl) == 0 && (list[vl] == '|' || list[vl] == '\0'))
+			return 1;
+		list = strchr(list, '|');
+		if (list != NULL)
+			list++;
+	}
+	return 0;
+}
+
+/* EAL options the engine cannot run with. Worker processes attach to the primary's hugepage
+ * files and runtime directory; without them they fail much later, with errors that name
+ * other causes. Returns 0, or -EINVAL after saying which option and why. */
+static int
+refuse_eal_args(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		const char *allowed; /* values that are fine, "|"-separated */
+		int takes_next;      /* "--name VALUE" as well as "--name=VALUE" */
+		const char *why;
+	} refused[] = {
+		{"--in-memory", NULL, 0, "it keeps no hugepage files and no runtime directory, "
+		 "and worker processes attach to both"},
+		{"--no-shconf", NULL, 0, "it shares no configuration with other processes, and "
+		 "worker processes attach to it"},
+		{"--huge-unlink", "existing|never", 0, "it removes the hugepage files that worker "
+		 "processes map (=existing and =never keep them)"},
+		{"--no-huge", NULL, 0, "worker processes map the primary's memory from hugepage "
+		 "files"},
+		{"--proc-type", "primary|auto", 1, "mpe-primary is the primary process; worker "
+		 "processes are mpe-secondary"},
+	};
+	/* long EAL options that begin like one of the above: not abbreviations of it */
+	static const char *const others[] = {"--huge-dir", "--huge-worker-stack", "--no-hpet",
+					     "--no-pci", "--no-telemetry"};
+	int i;
+	unsigned int k, j;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *a = argv[i], *val = NULL;
+		size_t alen = strcspn(a, "=");
+		int other = 0;
+
+		if (strncmp(a, "--", 2) != 0 || alen < 4)
+			continue;
+		for (j = 0; j < RTE_DIM(others); j++)
+			other |= alen <= strlen(others[j]) && strncmp(a, others[j], alen) == 0;
+		for (k = 0; k < RTE_DIM(refused); k++) {
+			const char *o = refused[k].name;
+
+			/* the EAL takes unambiguous abbreviations of its long options */
+			if (alen > strlen(o) || strncmp(a, o, alen) != 0 ||
+			    (alen < strlen(o) && other))
+				continue;
+			if (a[alen] == '=')
+				val = a + alen + 1;
+			else if (refused[k].takes_next && i + 1 < argc)
+				val = argv[i + 1];
+			if (refused[k].allowed != NULL && val != NULL &&
+			    word_in(refused[k].allowed, val))
+				break;
+			fprintf(stderr, "mpe-primary: EAL option '%s%s%s' cannot be used: %s\n", a,
+				val != NULL && a[alen] != '=' ? " " : "",
+				val != NULL && a[alen] != '=' ? val : "", refused[k].why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* EAL options every worker process needs too, so that it sees the same memory and devices.
+ * They are passed on as written, so they must be written in full: the EAL also takes a
+ * prefix of a long option ("--no-p"), which this scan would miss. */
+int
+mpe_args_eal_forwarded(int argc, char **argv, char **out, int max)
+{
+	static const char *const with_value[] = {"-a", "--allow", "-b", "--block",
+						 "--base-virtaddr", "--huge-dir", "--log-level",
+						 "--iova-mode", "-d", "--file-prefix"};
+	static const char *const flags[] = {"--no-pci", "--legacy-mem",
+					    "--single-file-segments", "--match-allocations"};
+	int i, n, nb = 0;
+	unsigned int k;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *a = argv[i];
+		size_t alen = strcspn(a, "=");
+
+		n = 0;
+		for (k = 0; k < RTE_DIM(with_value); k++) {
+			const char *o = with_value[k];
+			size_t len = strlen(o);
+
+			if (strcmp(a, o) == 0 && i + 1 < argc) /* "--allow X" */
+				n = 2;
+			else if ((o[1] == '-' && strncmp(a, o, len) == 0 && a[len] == '=') ||
+				 (o[1] != '-' && a[0] == '-' && a[1] == o[1] && a[2] != '\0'))
+				n = 1; /* "--allow=X", "-aX" */
+			else if (o[1] == '-' && alen > 2 && alen < len && strncmp(a, o, alen) == 0)
+				goto abbreviated;
+			else
+				continue;
+			break;
+		}
+		for (k = 0; n == 0 && k < RTE_DIM(flags); k++) {
+			if (strcmp(a, flags[k]) == 0)
+				n = 1;
+			else if (alen > 2 && alen < strlen(flags[k]) &&
+				 strncmp(a, flags[k], alen) == 0)
+				goto abbreviated;
+		}
+		if (n == 0)
+			continue;
+		/* the prefix is passed on as the EAL took it (main(), after rte_eal_init) */
+		if (strncmp(a, "--file-prefix", strlen("--file-prefix")) != 0) {
+			if (nb + n > max) {
+				fprintf(stderr, "mpe-primary: more than %d EAL arguments to pass on "
+					"to the workers\n", max);
+				return -E2BIG;
+			}
+			if (out != NULL) {
+				out[nb] = argv[i];
+				if (n == 2)
+					out[nb + 1] = argv[i + 1];
+			}
+			nb += n;
+		}
+		i += n - 1;
+	}
+	return nb;
+abbreviated:
+	for (k = 0; k < RTE_DIM(with_value) + RTE_DIM(flags); k++) {
+		const char *o = k < RTE_DIM(with_value) ? with_value[k] :
+			flags[k - RTE_DIM(with_value)];
+
+		if (o[1] == '-' && strncmp(argv[i], o, strcspn(argv[i], "=")) == 0)
+			break;
+	}
+	fprintf(stderr, "mpe-primary: '%s': write the EAL option %s in full: worker processes "
+		"are given it as written\n", argv[i],
+		k < RTE_DIM(with_value) ? with_value[k] : flags[k - RTE_DIM(with_value)]);
+	return -EINVAL;
+}
+
+int
+mpe_args_check_eal(int argc, char **argv)
+{
+	int rc = refuse_eal_args(argc, argv);
+
+	if (rc == 0)
+		rc = mpe_args_eal_forwarded(argc, argv, NULL, MPE_MAX_FWD_ARGS);
+	return rc < 0 ? rc : 0;
+}
+
+int
+mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf)
+{
+	int rc = mpe_config_load(a->config, conf, stderr);
+
+	if (rc < 0) {
+		fprintf(stderr, "%s: %d error%s\n", a->config, -rc, rc == -1 ? "" : "s");
+		return rc;
+	}
+	if (a->check)
+		printf("%s: OK: shape %s, %u ports, %u workers\n", a->config,
+		       mpe_config_shape_name(conf->shape), conf->nb_ports, conf->nb_workers);
+	if (a->print_config)
+		mpe_config_dump(conf, stdout);
+	return 0;
+}
+
+int
+mpe_args_parse(int argc, char **argv, struct mpe_args *a, struct mpe_primary *p)
+{
+	int sep, rc, i;
+
+	/* Application options follow "--"; --check needs no EAL at all. */
+	for (sep = 1; sep < argc && strcmp(argv[sep], "--") != 0; sep++)
+		;
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "--help-config") == 0)
+			break;
+	if (i < argc && sep == argc) /* mpe-primary --check -c FILE, without "--" */
+		sep = 0;
+	if (sep == argc) {
+		fprintf(stderr, "mpe-primary: no engine options: give [EAL args] -- -c FILE "
+			"(see --help)\n");
+		return -EINVAL;
+	}
+	argv[sep] = argv[0];
+	rc = parse_options(argc - sep, argv + sep, a, p);
+	argv[sep] = (char *)(uintptr_t)"--";
+	a->nb_eal = sep;
+	return rc;
+}

@@ -1,0 +1,22 @@
+/* dump.c: the engine's state as a text file in the runtime directory. Any thread of the
+ * primary, until teardown begins; it only reads and never waits for a worker. */
+#ifndef MPE_DUMP_H
+#define MPE_DUMP_H
+
+#include <signal.h>
+#include <stddef.h>
+
+struct mpe_primary;
+
+/* how many dump files the runtime directory keeps, the newest: one more removes the oldest */
+#define MPE_DUMP_KEEP 16
+/* A new file <runtime dir>/mpe-dump-<time>-<seq>.txt whose path goes into @path. Reads
+ * shared memory only, never waits for a worker; 0 or -errno. */
+int mpe_dump_write(const struct mpe_primary *p, char *path, size_t size);
+/* SIGUSR1: the handler only sets mpe_dump_requested; the supervising loop calls
+ * mpe_dump_poll(), which writes the dump and logs its path. */
+extern volatile sig_atomic_t mpe_dump_requested;
+void mpe_dump_on_signal(int sig);
+void mpe_dump_poll(const struct mpe_primary *p);
+
+#endif

@@ -1,0 +1,31 @@
+/* launch_process.c or launch_thread.c, chosen by meson (worker_model): how workers are started,
+ * watched and stopped. Main lcore only, except mpe_launch_kill_all() (a signal handler). */
+#ifndef MPE_LAUNCH_H
+#define MPE_LAUNCH_H
+
+#include <stdint.h>
+
+struct mpe_primary;
+
+extern const char *const mpe_launch_model;
+extern const uint32_t mpe_launch_model_id;
+/* Before the EAL starts, on its arguments (argv[1 .. argc - 1], checked by
+ * mpe_args_check_eal()): what the model's workers need of them. The process build keeps
+ * those every worker process is given too; the thread build needs nothing. 0 or -errno. */
+int mpe_launch_eal_args(int argc, char **argv);
+/* Check what the model needs from the EAL set-up; 0 or -errno with the reason logged. */
+int mpe_launch_check(struct mpe_primary *p);
+/* Start worker @id; it reports readiness in its slot. */
+int mpe_launch_start(struct mpe_primary *p, unsigned int id);
+/* Reap workers that ended on their own: logs the cause, marks the slot. Returns how many. */
+int mpe_launch_reap(struct mpe_primary *p);
+/* 1 while worker @id can still become ready (its process or thread exists). */
+int mpe_launch_alive(struct mpe_primary *p, unsigned int id);
+/* Ask every worker to stop and wait for it, at most @timeout_ms each; then force. */
+void mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms);
+/* Second signal: end every worker now. Async-signal-safe. */
+void mpe_launch_kill_all(struct mpe_primary *p);
+/* Every supervision period while the engine runs: stalls, recoveries, respawns. */
+void mpe_launch_tick(struct mpe_primary *p);
+
+#endif

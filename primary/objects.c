@@ -1,0 +1,345 @@
+/* The engine's shared objects, made by the primary before any worker starts and freed after
+ * every worker and port stopped: the memzone mpe_shared, the mbuf pool and the rings, sized
+ * for where the workers run. Main lcore only. */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "config.h"
+#include "context.h"
+#include "inspect.h"
+#include "launch.h"
+#include "log.h"
+#include "names.h"
+#include "objects.h"
+#include "parse.h"
+#include "pool.h"
+#include "port.h"
+#include "shm_ops.h"
+#include "stage.h"
+
+/* The shape's rings, as [producer, consumer]: a worker's id or MPE_END_IO. */
+static unsigned int
+ring_ends(const struct mpe_conf *conf, int ends[][2])
+{
+	unsigned int i, n = 0;
+
+	if (conf->shape == MPE_SHAPE_PIPELINE) {
+		for (i = 0; i <= conf->nb_workers; i++) {
+			if (i == conf->nb_workers && mpe_config_worker_transmits(conf, i - 1))
+				break; /* the last worker transmits itself */
+			if (i == 0 && mpe_config_worker_receives(conf, 0))
+				continue; /* the first worker receives itself */
+			ends[n][0] = i == 0 ? MPE_END_IO : (int)i - 1;
+			ends[n][1] = i == conf->nb_workers ? MPE_END_IO : (int)i;
+			n++;
+		}
+	} else if (conf->shape == MPE_SHAPE_DISTRIBUTOR) {
+		for (i = 0; i < conf->nb_workers; i++) {
+			ends[n][0] = MPE_END_IO, ends[n][1] = (int)i, n++;
+			if (!mpe_config_worker_transmits(conf, i))
+				ends[n][0] = (int)i, ends[n][1] = MPE_END_IO, n++;
+		}
+	}
+	return n;
+}
+
+/* Whether the lcore at ring end @end shares its CPU with another polling lcore. */
+static int
+end_shares_cpu(const struct mpe_primary *p, int end)
+{
+	return end == MPE_END_IO ? p->io_yield_idle : (int)p->shm->workers[end].ctl.yield_idle;
+}
+
+/* Ring lengths. A lcore that shares its CPU with another polling lcore is off it while the
+ * other runs, and takes it over when its input ring is half full (the I/O lcore) or when the
+ * other's input ring is empty (a worker): its input ring must hold what comes in meanwhile,
+ * and how long it is sets how often the CPU changes hands. Every handover costs both builds,
+ * the process build a little more (a change of address space). With ring_size left out, a
+ * ring into such a lcore is MPE_DEF_SHARED_RING_SIZE long, and the pool grows to fill it
+ * unless mbufs is given; a ring into a lcore with a CPU of its own keeps ring_size. Where
+ * the hugepages cannot hold the larger pool, mpe_objects_create goes back to ring_size. */
+static void
+size_rings(struct mpe_primary *p, int ends[][2], unsigned int n, uint32_t *sizes)
+{
+	struct mpe_conf *conf = &p->shm->conf;
+	uint32_t longer = RTE_MAX(conf->ring_size, (uint32_t)MPE_DEF_SHARED_RING_SIZE);
+	uint64_t slots = 0, need;
+	unsigned int i, nb_long = 0, nb_listed = 0;
+	char names[192] = "", more[32] = "";
+	size_t off = 0;
+
+	for (i = 0; i < n; i++) {
+		char name[RTE_RING_NAMESIZE];
+
+		sizes[i] = conf->ring_size;
+		if (conf->ring_size_auto && end_shares_cpu(p, ends[i][1]) &&
+		    longer > conf->ring_size) {
+			sizes[i] = longer;
+			nb_long++;
+			mpe_names_ring(name, sizeof(name), ends[i][0], ends[i][1]);
+			/* whole names only; the log says how many more */
+			if (off + strlen(name) + 2 < sizeof(names)) {
+				off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
+							off ? ", " : "", name);
+				nb_listed++;
+			}
+		}
+		slots += sizes[i];
+	}
+	if (nb_long == 0)
+		return;
+	if (nb_listed < nb_long)
+		snprintf(more, sizeof(more), " and %u more", nb_long - nb_listed);
+	need = mpe_config_mbufs_need(conf, slots) + p->mbufs_held;
+	if (need > conf->mbufs && (!conf->mbufs_auto || mpe_config_mbufs_auto(need) == 0)) {
+		MPE_LOG(NOTICE, engine, "mbufs = %u cannot fill %u-slot rings into lcores that "
+			"share a CPU (%" PRIu64 " needed): every ring holds ring_size = %u, and the "
+			"CPU changes hands more often", conf->mbufs, longer, need, conf->ring_size);
+		for (i = 0; i < n; i++)
+			sizes[i] = conf->ring_size;
+		return;
+	}
+	if (need > conf->mbufs)
+		conf->mbufs = mpe_config_mbufs_auto(need);
+	MPE_LOG(NOTICE, engine, "ring_size not given: %u slots (not %u) for %s%s, into lcores "
+		"that share a CPU with another polling lcore, so that it changes hands less often; "
+		"mbufs %u", longer, conf->ring_size, names, more, conf->mbufs);
+}
+
+static int
+create_rings(struct mpe_primary *p, int ends[][2], unsigned int n, const uint32_t *sizes)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		char name[RTE_RING_NAMESIZE];
+
+		mpe_names_ring(name, sizeof(name), ends[i][0], ends[i][1]);
+		/* one producer and one consumer per edge: a dead worker cannot leave a
+		 * multi-producer ring half-updated for everybody else */
+		p->rings[i] = rte_ring_create(name, sizes[i], rte_socket_id(),
+					      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		p->ring_consumer[i] = ends[i][1];
+		if (p->rings[i] == NULL) {
+			MPE_LOG(ERR, engine, "ring %s: %s", name, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+		p->nb_rings = i + 1;
+	}
+	return 0;
+}
+
+/* The mbuf pool; the private area carries what the parse stage decoded to the stages
+ * after it. */
+static struct rte_mempool *
+create_pool(const struct mpe_primary *p, const struct mpe_conf *conf)
+{
+	return rte_pktmbuf_pool_create(MPE_NAME_POOL, p->shm->conf.mbufs, conf->mbuf_cache,
+				       MPE_PKT_PRIV_SIZE,
+				       (uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM),
+				       rte_socket_id());
+}
+
+/* A port's device that keeps mbufs of the pool for itself (net_pcap's infinite_rx holds its
+ * whole capture) leaves that many fewer for the queues, rings and caches: a pool left to the
+ * engine grows by them; a given one that cannot hold both is said to be short. */
+static void
+hold_for_devices(struct mpe_primary *p)
+{
+	struct mpe_conf *conf = &p->shm->conf;
+	uint64_t need;
+	char who[256];
+
+	p->mbufs_held = mpe_port_mbufs_held(conf, who, sizeof(who));
+	if (p->mbufs_held == 0)
+		return;
+	need = mpe_config_mbufs_need(conf, (uint64_t)mpe_config_nb_rings(conf) * conf->ring_size) +
+	       p->mbufs_held;
+	if (need > conf->mbufs && conf->mbufs_auto && mpe_config_mbufs_auto(need) != 0) {
+		conf->mbufs = mpe_config_mbufs_auto(need);
+		MPE_LOG(NOTICE, engine, "net_pcap keeps its capture in the pool (infinite_rx; "
+			"%s mbufs): mbufs %u", who, conf->mbufs);
+	} else if (need > conf->mbufs) {
+		MPE_LOG(WARNING, engine, "mbufs = %u: net_pcap keeps %" PRIu64 " of them "
+			"(infinite_rx; %s), and the queues, rings and caches may take "
+			"%" PRIu64 " more", conf->mbufs, p->mbufs_held, who, need - p->mbufs_held);
+	} else {
+		MPE_LOG(INFO, engine, "net_pcap keeps its capture in the pool (infinite_rx; %s "
+			"mbufs)", who);
+	}
+}
+
+/* Polling lcores that share a CPU (more lcores than CPUs, as on a small test host) would each
+ * spin through its time slice while the other one has the packets: such lcores give the CPU
+ * away after a poll that found nothing. Lcores on CPUs of their own never make that call. */
+static void
+mark_shared_cpus(struct mpe_primary *p)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	cpu_set_t io_cpus, both;
+	unsigned int i, j;
+	int io = mpe_config_io_used(conf);
+
+	CPU_ZERO(&io_cpus);
+	if (io)
+		io_cpus = rte_lcore_cpuset(conf->io_lcore);
+	for (i = 0; i < conf->nb_workers; i++) {
+		int shared = 0;
+
+		CPU_AND(&both, &p->cpus[i], &io_cpus);
+		shared = io && CPU_COUNT(&both) > 0;
+		for (j = 0; j < conf->nb_workers && !shared; j++) {
+			CPU_AND(&both, &p->cpus[i], &p->cpus[j]);
+			shared = j != i && CPU_COUNT(&both) > 0;
+		}
+		p->shm->workers[i].ctl.yield_idle = (uint32_t)shared;
+		CPU_AND(&both, &p->cpus[i], &io_cpus);
+		if (io && CPU_COUNT(&both) > 0) {
+			p->io_yield_idle = 1;
+			p->io_shares[i] = 1;
+		}
+		if (shared)
+			MPE_LOG(NOTICE, engine, "worker %u: lcore %u shares its CPU with another "
+				"polling lcore: it yields the CPU when a poll finds nothing", i,
+				conf->workers[i].lcore);
+	}
+	if (p->io_yield_idle)
+		MPE_LOG(NOTICE, engine, "I/O lcore %u shares its CPU with a worker: it yields the "
+			"CPU when a loop moves nothing, or when that worker's input ring fills",
+			conf->io_lcore);
+}
+
+/* NIC-bound hosts isolate the CPUs their polling lcores run on; say so when they do not. */
+static void
+warn_not_isolated(const struct mpe_primary *p)
+{
+	char buf[1024] = "";
+	cpu_set_t iso;
+	unsigned int i;
+	FILE *f = fopen("/sys/devices/system/cpu/isolated", "r");
+
+	if (f != NULL) {
+		if (fgets(buf, sizeof(buf), f) == NULL)
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (mpe_parse_cpulist(buf, &iso) < 0)
+		CPU_ZERO(&iso);
+	for (i = 0; i < p->shm->conf.nb_workers; i++) {
+		cpu_set_t both;
+
+		CPU_AND(&both, &p->cpus[i], &iso);
+		if (!CPU_EQUAL(&both, &p->cpus[i]))
+			MPE_LOG(WARNING, engine, "worker %u: lcore %u runs on CPUs not isolated "
+				"from the kernel scheduler (isolcpus): expect jitter", i,
+				p->shm->conf.workers[i].lcore);
+	}
+}
+
+int
+mpe_objects_create(struct mpe_primary *p, const struct mpe_conf *conf)
+{
+	static const struct rte_mbuf_dynfield meta_desc = {
+		.name = MPE_META_NAME,
+		.size = sizeof(struct mpe_meta),
+		.align = __alignof__(struct mpe_meta),
+	};
+	int ends[2 * MPE_MAX_WORKERS][2];
+	uint32_t sizes[2 * MPE_MAX_WORKERS], mbufs;
+	unsigned int n, i;
+	int off, rc;
+
+	if (mpe_config_io_used(conf) &&
+	    (!rte_lcore_is_enabled(conf->io_lcore) || conf->io_lcore == rte_get_main_lcore())) {
+		MPE_LOG(ERR, engine, "io_lcore %u is %s: enable it with -l/--lcores and keep it off "
+			"the main lcore", conf->io_lcore,
+			conf->io_lcore == rte_get_main_lcore() ? "the main lcore" : "not enabled");
+		return -EINVAL;
+	}
+	off = rte_mbuf_dynfield_register(&meta_desc);
+	if (off < 0) {
+		MPE_LOG(ERR, engine, "mbuf field %s: %s", MPE_META_NAME, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	p->shm = mpe_shm_create(conf, mpe_launch_model_id);
+	if (p->shm == NULL) {
+		MPE_LOG(ERR, engine, "memzone %s: %s", MPE_NAME_SHM, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	p->shm->meta_offset = off;
+	rc = mpe_launch_check(p);
+	if (rc < 0)
+		return rc;
+	warn_not_isolated(p);
+	mark_shared_cpus(p);
+	hold_for_devices(p);
+	n = ring_ends(&p->shm->conf, ends);
+	mbufs = p->shm->conf.mbufs;
+	size_rings(p, ends, n, sizes);
+	p->pool = create_pool(p, conf);
+	if (p->pool == NULL && rte_errno == ENOMEM && p->shm->conf.mbufs != mbufs) {
+		MPE_LOG(NOTICE, engine, "no hugepage memory for %u mbufs: every ring holds "
+			"ring_size = %u, and the pool %u mbufs (give ring_size to choose)",
+			p->shm->conf.mbufs, conf->ring_size, mbufs);
+		p->shm->conf.mbufs = mbufs;
+		for (i = 0; i < n; i++)
+			sizes[i] = conf->ring_size;
+		p->pool = create_pool(p, conf);
+	}
+	if (p->pool == NULL) {
+		MPE_LOG(ERR, engine, "mbuf pool of %u: %s", p->shm->conf.mbufs,
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	mpe_pool_mapped = p->pool;
+	if (mpe_inspect_init(p) < 0)
+		return -EINVAL;
+	return create_rings(p, ends, n, sizes);
+}
+
+
+void
+mpe_objects_free(struct mpe_primary *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nb_rings; i++)
+		rte_ring_free(p->rings[i]);
+	p->nb_rings = 0;
+	if (p->pool != NULL) {
+		unsigned int missing, twice;
+
+		/* every queue is empty and every port stopped: nothing may hold an mbuf now, and
+		 * the pool must hold each exactly once */
+		if (mpe_pool_audit(p->pool, &missing, &twice) < 0) {
+			missing = rte_mempool_in_use_count(p->pool);
+			twice = 0;
+		}
+		if (twice != 0)
+			MPE_LOG(ERR, engine, "mempool: %u entries of the pool repeat an mbuf: "
+				"it would have handed them out twice", twice);
+		if (missing != 0)
+			MPE_LOG(WARNING, engine, "mempool: %u mbufs still in use at exit: lost",
+				missing);
+		if (missing == 0 && twice == 0)
+			MPE_LOG(INFO, engine, "mempool: every mbuf back in the pool, once");
+		mpe_pool_mapped = NULL;
+		rte_mempool_free(p->pool);
+		p->pool = NULL;
+	}
+	if (p->shm != NULL) {
+		mpe_shm_free(p->shm);
+		p->shm = NULL;
+	}
+}

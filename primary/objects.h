@@ -1,0 +1,17 @@
+/* objects.c: the shared objects the primary makes before any worker starts (the memzone
+ * mpe_shared, the mbuf pool, the rings) and frees at the end. Main lcore only. */
+#ifndef MPE_OBJECTS_H
+#define MPE_OBJECTS_H
+
+struct mpe_conf;
+struct mpe_primary;
+
+/* Shared memory, then where the workers run (the ring lengths depend on it), the pool and
+ * the rings, into @p. 0 or -errno, the cause logged; what was made is left for
+ * mpe_objects_free(). */
+int mpe_objects_create(struct mpe_primary *p, const struct mpe_conf *conf);
+/* Once every worker and port has stopped: the rings, the pool (audited: each mbuf back, once)
+ * and the memzone. Safe after a partial mpe_objects_create(). */
+void mpe_objects_free(struct mpe_primary *p);
+
+#endif

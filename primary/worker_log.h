@@ -1,0 +1,18 @@
+/* worker_log_process.c or worker_log_thread.c, chosen by meson: the workers' log lines reach
+ * the primary's log prefixed "worker N: ". init and fini run on the main lcore: init before
+ * the first worker starts, fini once every worker has stopped. */
+#ifndef MPE_WORKER_LOG_H
+#define MPE_WORKER_LOG_H
+
+struct mpe_primary;
+
+/* 0 or -errno. */
+int mpe_worker_log_init(struct mpe_primary *p);
+void mpe_worker_log_fini(void);
+/* worker_log_process.c only: a pipe for the stdout and stderr of the worker @id about to be
+ * spawned. Returns the worker's (write) end, or -errno; after the spawn, whether it worked or
+ * not, mpe_worker_log_spawned() closes the primary's copy of it. */
+int mpe_worker_log_pipe(unsigned int id);
+void mpe_worker_log_spawned(int wfd);
+
+#endif
