@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test suite but the benchmarks on a fresh Debian 12 host: installs what it needs,
 # reserves hugepages, builds build-process/ and build-thread/ (worker processes, worker
-# threads) and runs the unit and mp suites of each, then builds the two parser fuzzers with
-# clang in build-fuzz/ and runs the fuzz suite (a short run of each over its seed corpus).
-# Ends with one line "N passed, N failed" (N counting the tests of all three). Needs root.
+# threads) and runs the unit, tools and mp suites of each, then builds the two parser fuzzers
+# with clang in build-fuzz/ and runs the fuzz suite (a short run of each over its seed corpus).
+# Ends with one line "N passed, N failed" (N counting the tests of all three builds). Needs
+# root.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,7 +53,7 @@ for model in process thread; do
 	fi
 	build_or_exit "$dir" "$model"
 	echo "=== $model build"
-	meson test -C "$dir" --suite unit --suite mp --num-processes 1 --print-errorlogs
+	meson test -C "$dir" --suite unit --suite tools --suite mp --num-processes 1 --print-errorlogs
 	count_results "$dir"
 done
 

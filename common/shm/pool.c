@@ -16,7 +16,7 @@
 
 #include "pool.h"
 
-/* A test build stops the worker side between any two steps (tests/test_pool.c). */
+/* A test build stops the worker side between any two steps (tests/unit/test_pool.c). */
 #ifdef MPE_POOL_TEST
 void mpe_test_pool_step(const char *step);
 #define MPE_POOL_STEP(step) mpe_test_pool_step(step)

@@ -9,7 +9,7 @@
 # the layout check can refuse it.
 . "$(dirname "$0")/lib.sh"
 
-BADLAYOUT=$BUILD/tests/mpe-secondary-badlayout
+BADLAYOUT=$BUILD/tests/mp/mpe-secondary-badlayout
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check
 

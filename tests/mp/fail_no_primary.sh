@@ -5,7 +5,7 @@
 #   2. mpe-secondary without --proc-type (the EAL makes it a primary): refused as well
 . "$(dirname "$0")/lib.sh"
 
-BADLAYOUT=$BUILD/tests/mpe-secondary-badlayout
+BADLAYOUT=$BUILD/tests/mp/mpe-secondary-badlayout
 LC2="2@$((2 % NCPU))"
 
 # cond 'SHELL CONDITION': several tests joined by && as one command for check

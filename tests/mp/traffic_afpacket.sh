@@ -5,7 +5,7 @@
 #
 #   netns: tcpreplay -> vA1 ==veth== vA0 -> port 0 -> engine -> port 1 -> vB0 ==veth== vB1 -> tcpdump
 #
-# Usage: e2e_afpacket.sh SHAPE WORKERS [QPAIRS]   (QPAIRS > 1: af_packet queues, the I/O lcore
+# Usage: traffic_afpacket.sh SHAPE WORKERS [QPAIRS]   (QPAIRS > 1: af_packet queues, the I/O lcore
 # polls them all; the kernel's fanout spreads flows over them)
 . "$(dirname "$0")/lib.sh"
 

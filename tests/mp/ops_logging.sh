@@ -122,7 +122,7 @@ fi
 if [ "$MODEL" = process ]; then
 	log=$TMP/refuse.log
 	start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg" \
-		--secondary "$BUILD/tests/mpe-secondary-badlayout"
+		--secondary "$BUILD/tests/mp/mpe-secondary-badlayout"
 	rc=0; wait_exit "$PRIMARY_PID" 30 || rc=$?
 	[ "$rc" != 124 ] && PRIMARY_PID=
 	check "a worker of another layout: its refusal on stderr is in the primary's log, prefixed" \

@@ -442,8 +442,8 @@ test_action_names(void)
 	CHECK(strcmp(mpe_rule_action_name(200), "?") == 0, "out of range");
 }
 
-/* The commented example shipped in tests/data. The source path is the compiler's __FILE__,
- * absolute or relative to the build root (the test binary is in <build>/tests). */
+/* The commented example shipped in tests/unit/data. The source path is the compiler's
+ * __FILE__, absolute or relative to the build root (the test binary is in <build>/tests/unit). */
 static void
 test_example_file(void)
 {
@@ -469,7 +469,7 @@ test_example_file(void)
 			return;
 		exe[n] = '\0';
 		*strrchr(exe, '/') = '\0';
-		snprintf(l.path, sizeof(l.path), "%s/../%s/data/rules-example.txt", exe, dir);
+		snprintf(l.path, sizeof(l.path), "%s/../../%s/data/rules-example.txt", exe, dir);
 	}
 	load_path(&l);
 	if (CHECK(l.rules != NULL, "%s: rte_errno %d:\n%s", l.path, l.err_no,
@@ -633,7 +633,7 @@ main(void)
 		{"a FIFO, a device or a directory is refused, not read", test_not_regular},
 		{"the limits of the file's size and of a line", test_size_limits},
 		{"mpe_rule_action_name", test_action_names},
-		{"tests/data/rules-example.txt loads", test_example_file},
+		{"tests/unit/data/rules-example.txt loads", test_example_file},
 	};
 
 	test_run_cases(cases, TEST_DIM(cases));

@@ -7,8 +7,8 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools",
-                                "bench"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..",
+                                "tools", "bench"))
 sys.dont_write_bytecode = True
 import report  # noqa: E402
 
@@ -221,8 +221,8 @@ check(report.pool_text(pcs, ["full"], vs, {"alternate": 2, "windows": 2}) == [],
       "pool size: nothing ran against the default pool, no section")
 
 # the engine's configuration for a case with queues: each worker on its own
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "tools",
-                                "bench"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..",
+                                "tools", "bench"))
 import runners  # noqa: E402
 ini = runners.mpe_config({"name": "q", "shape": "rss", "source": "null",
                           "workers": [["fwd"], ["fwd"]], "queues": [3, 6]}, {})
@@ -374,7 +374,7 @@ check("| dist label | – | 1.001 | 21 starts: 0.991–1.011 | 0.996–1.006 (wi
 import contextlib  # noqa: E402
 import importlib.machinery  # noqa: E402
 import importlib.util  # noqa: E402
-top = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..")
+top = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..")
 spec = importlib.util.spec_from_loader("mpe_bench", importlib.machinery.SourceFileLoader(
     "mpe_bench", os.path.join(top, "tools", "mpe-bench")))
 mb = importlib.util.module_from_spec(spec)

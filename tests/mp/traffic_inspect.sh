@@ -6,7 +6,7 @@
 #   copies of what the mirror rule matched  ->                      port 2 -> mirror.pcap
 # The expected captures come from tcpdump filters that say the same as the rules, so the
 # engine's verdicts are checked against an independent matcher; so are the per-rule hits.
-# Usage: e2e_inspect.sh SHAPE WORKERS   (pipeline 3: parse | flow | acl, fwd;
+# Usage: traffic_inspect.sh SHAPE WORKERS   (pipeline 3: parse | flow | acl, fwd;
 #                                         otherwise every worker runs parse, flow, acl, fwd)
 . "$(dirname "$0")/lib.sh"
 

@@ -4,7 +4,7 @@
 # every transmit queue of port 1. With tx = workers too, no I/O lcore runs at all.
 # Process build, tx = workers: the receiving worker is killed under net_null traffic, and
 # respawns polling the same queue; every packet is still sent or counted.
-# Usage: e2e_rx_workers.sh TX WORKERS   (TX: io or workers)
+# Usage: traffic_rx_workers.sh TX WORKERS   (TX: io or workers)
 . "$(dirname "$0")/lib.sh"
 
 TX=$1

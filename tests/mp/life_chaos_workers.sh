@@ -5,7 +5,7 @@
 # other worker keeps forwarding during every outage, nothing is stuck or leaked at the end,
 # and every packet is either sent or counted where it was lost.
 # Thread build: a crash there ends the engine; the test checks that the engine says so.
-# Usage: chaos_workers.sh [KILLS]
+# Usage: life_chaos_workers.sh [KILLS]
 . "$(dirname "$0")/lib.sh"
 
 KILLS=${1:-50}

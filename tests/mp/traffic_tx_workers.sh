@@ -2,7 +2,7 @@
 # tx = workers on net_ring: the I/O lcore receives and hands out, the workers transmit on
 # queues of their own (no ring back to the I/O lcore). mpe-ringio plays the NIC: it feeds
 # port 0's one queue and collects from every transmit queue of port 1.
-# Usage: e2e_tx_workers.sh SHAPE WORKERS [two]  (distributor: every worker transmits;
+# Usage: traffic_tx_workers.sh SHAPE WORKERS [two]  (distributor: every worker transmits;
 #                                                pipeline: the last one does)
 #   two: ports 0 and 2 both receive (two mpe-ringio), sending to ports 1 and 3, so that a
 #        worker's burst holds packets for both: each must leave on its own input's peer

@@ -2,7 +2,7 @@
 # The rss shape end to end on net_ring: each worker polls its own queue of every port.
 # mpe-ringio plays the NIC: it spreads a capture over port 0's queues by the symmetric flow
 # hash and collects what the workers send out of port 1 (rx = off: only transmitted to).
-# Usage: e2e_rss_ring.sh WORKERS [inspect]
+# Usage: traffic_rss_ring.sh WORKERS [inspect]
 #   inspect: the workers run parse, flow, acl (count TCP), fwd: each flow lives in one
 #            worker's table only, and every packet is classified once
 . "$(dirname "$0")/lib.sh"

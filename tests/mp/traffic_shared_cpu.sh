@@ -5,7 +5,7 @@
 # lcore does so when the worker's input ring is half full, and counts it. Checks: the engine
 # says the CPU is shared, the I/O lcore gave its CPU away because of the ring, the second
 # worker forwarded, and every packet is sent or counted.
-# Usage: e2e_shared_cpu.sh SHAPE
+# Usage: traffic_shared_cpu.sh SHAPE
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=$1

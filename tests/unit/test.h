@@ -1,4 +1,4 @@
-/* Minimal unit-test harness shared by the tests/test_*.c binaries (one translation unit each).
+/* Minimal unit-test harness shared by the tests/unit/test_*.c binaries (one translation unit each).
  * CHECK never compiles out (it does not depend on NDEBUG); a failed check prints file:line and
  * marks the running case failed. Output: "ok - name" / "not ok - name" per case, then
  * "N passed, N failed"; test_summary() returns the exit status (1 if any case failed).

@@ -2,7 +2,7 @@
 # Forwarding end to end on two net_pcap ports, both directions:
 #   in0.pcap -> port 0 -> workers -> port 1 -> out1.pcap
 #   in1.pcap -> port 1 -> workers -> port 0 -> out0.pcap
-# Usage: e2e_forward.sh SHAPE WORKERS [lossless|lossy|mac|malformed|chained]
+# Usage: traffic_forward.sh SHAPE WORKERS [lossless|lossy|mac|malformed|chained]
 #   lossless: backpressure on; every packet must come out, per-flow order kept
 #   lossy:    tiny rings, no backpressure; what does not come out is counted as dropped
 #   mac:      lossless, and port 1 rewrites the destination MAC
