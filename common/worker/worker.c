@@ -236,6 +236,30 @@ check_primary(struct mpe_worker *w, uint64_t now)
 		w->primary_gone = PRIMARY_GONE;
 }
 
+/* Recovery bookkeeping: the hand's phase tells the primary what the hand holds should this
+ * worker die (enum mpe_hand_phase). The worker is its only writer and the primary reads it once
+ * the worker is gone, so only the compiler's order matters: compiler barriers, no fence.
+ * hand_phase: what the hand says for the new phase is written before it, and nothing the new
+ * phase covers is done before it. */
+static __rte_always_inline void
+hand_phase(struct mpe_worker_hand *h, enum mpe_hand_phase phase)
+{
+	rte_compiler_barrier();
+	h->phase = phase;
+	rte_compiler_barrier();
+}
+
+/* A phase that closes a step, with nothing after it that must wait for it (no barrier behind
+ * the store): what follows is the end of the loop, the next poll (whose dequeue or receive
+ * comes after a barrier of its own) or stores that count only once a later barrier or
+ * release publishes them (free_armed, the next phase). */
+static __rte_always_inline void
+hand_phase_release(struct mpe_worker_hand *h, enum mpe_hand_phase phase)
+{
+	rte_compiler_barrier();
+	h->phase = phase;
+}
+
 /* Return the hand's work[*from .. end) to the pool, counted under @why (MPE_DROP_MAX: counted
  * already), so that after a death anywhere in here the primary knows which of them went back
  * (the put under way, pool.h) and whether they were counted (free_count). */
@@ -336,17 +360,13 @@ transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t out_por
 
 	h->kept = kept;
 	h->done = 0;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_TX;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_TX);
 	w->cnt->drops[MPE_DROP_VERDICT] += n - kept;
 	if (w->mirror)
 		mirror_ports(w, h->work, kept);
 	send_ports(w, h->work, kept, out_port);
 	h->free_from = kept;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_FREE;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_FREE);
 	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
 }
 
@@ -370,9 +390,7 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 
 	h->kept = kept;
 	h->prod_mark = w->out->prod.tail;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_ENQ;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_ENQ);
 	cnt->drops[MPE_DROP_VERDICT] += n - kept;
 	if (!next_dead(w))
 		sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work, kept,
@@ -383,9 +401,7 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 							     kept - sent, NULL);
 	}
 	h->free_from = sent;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_FREE;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_FREE);
 	cnt->tx += sent;
 	hand_free(w, &h->free_from, kept, next_dead(w) ? MPE_DROP_WORKER_DOWN : MPE_DROP_RING_FULL);
 	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
@@ -435,9 +451,7 @@ burst_rings(struct mpe_worker *w)
 	if (n == 0)
 		return 0;
 	h->n = n;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_PROC;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_PROC);
 	prefetch_ahead(w, h->cons_mark + n, avail);
 	for (i = 0; i < n; i++) {
 		h->work[i] = h->pkts[i];
@@ -452,8 +466,7 @@ burst_rings(struct mpe_worker *w)
 	else
 		enqueue_burst(w, n, kept);
 	h->cons_mark += n; /* the input's cons.tail now, without a look at its line */
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_DEQ;
+	hand_phase_release(h, MPE_HAND_DEQ);
 	return n;
 }
 
@@ -486,15 +499,12 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t ou
 		h->dev_end = j;
 		for (;;) {
 			mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
-			rte_compiler_barrier();
-			h->phase = MPE_HAND_DEV;
-			rte_compiler_barrier();
+			hand_phase(h, MPE_HAND_DEV);
 			k = rte_eth_tx_burst(conf->ports[out].port_id, w->queue, pkts + i + sent,
 					     j - i - sent);
 			cnt->tx += k;
 			h->done = i + sent + k;
-			rte_compiler_barrier();
-			h->phase = MPE_HAND_TX;
+			hand_phase_release(h, MPE_HAND_TX);
 			sent += k;
 			if (sent == j - i)
 				break;
@@ -540,13 +550,9 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	/* a device call, with none of the burst in it */
 	h->dev_end = h->done;
 	mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_DEV;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_DEV);
 	sent = rte_eth_tx_burst(conf->ports[conf->mirror_port].port_id, w->queue, copies, nc);
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_TX;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_TX);
 	in->mirrored += sent;
 	if (sent < nc) {
 		uint32_t from = sent;
@@ -582,9 +588,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->done = 0;
 	/* a receive only takes from the cache (DPDK's get leaves no stale entry): no room to
 	 * make, no length to record */
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_DEV;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_DEV);
 	/* round robin over the ports from the one after the last that had packets */
 	for (k = 0, i = *next; k < w->nb_rx_ports && n == 0; k++) {
 		port = w->rx_ports[i];
@@ -603,9 +607,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	cnt->rx += n;
 	rte_compiler_barrier();
 	h->n = n;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_PROC;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_PROC);
 	*next = i;
 	/* one pass over the burst: metadata, bytes, the working copy of the pointers */
 	for (i = 0; i < n; i++) {
@@ -637,8 +639,7 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 
 	if (!ports_in) {
 		slot->hand.cons_mark = w->in->cons.tail;
-		rte_compiler_barrier();
-		slot->hand.phase = MPE_HAND_DEQ;
+		hand_phase_release(&slot->hand, MPE_HAND_DEQ);
 	}
 	w->countdown = 0; /* the first non-empty burst is timed */
 	while (likely(!should_stop(w))) {
@@ -689,8 +690,7 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 		/* holds no rule set from here to the next burst */
 		rte_rcu_qsbr_quiescent(w->shm->qsbr, w->id);
 	}
-	rte_compiler_barrier();
-	slot->hand.phase = MPE_HAND_IDLE;
+	hand_phase_release(&slot->hand, MPE_HAND_IDLE);
 }
 
 /* Hot, or GCC compiles the loop for size, unaligned, among the cold code: rte_log() is
