@@ -249,10 +249,9 @@ hand_phase(struct mpe_worker_hand *h, enum mpe_hand_phase phase)
 	rte_compiler_barrier();
 }
 
-/* A phase that closes a step, with nothing after it that must wait for it (no barrier behind
- * the store): what follows is the end of the loop, the next poll (whose dequeue or receive
- * comes after a barrier of its own) or stores that count only once a later barrier or
- * release publishes them (free_armed, the next phase). */
+/* The same without a barrier behind the store, as the sites that close a step always had it:
+ * what follows them is the end of the loop, the next poll, or stores the primary reads only
+ * once a later barrier or release has published them (free_armed, the next phase). */
 static __rte_always_inline void
 hand_phase_release(struct mpe_worker_hand *h, enum mpe_hand_phase phase)
 {
