@@ -282,18 +282,87 @@ hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
 	__atomic_store_n(&h->free_armed, 0, __ATOMIC_RELEASE);
 }
 
+/* Cycle sampling. Stages are timed in one non-empty burst of cycles_sample (a TSC read costs
+ * about as much as forwarding a packet): a timed burst's cycles count for it and for the
+ * untimed bursts since the last timed one (systematic sampling: the total is estimated
+ * without bias, and a rare long burst, a wait for room say, weighs at most cycles_sample
+ * times). Stages that read the time get it on every burst; the others see the last time
+ * read. The loop's clock lives in its registers: */
+struct loop_clock {
+	uint64_t now;	    /* TSC at this poll's start */
+	uint64_t wait_from; /* where the current run of empty polls began, or 0 */
+	int busy;	    /* the last poll had a burst */
+	int timed_last;	    /* and it was timed: its end time is this poll's start */
+};
+
+/* A poll begins: is its burst timed; the time, read unless the last burst was timed and
+ * its end gave it (one TSC read less). */
+static __rte_always_inline void
+sample_begin(struct mpe_worker *w, struct loop_clock *c)
+{
+	w->timed = w->countdown == 0;
+	if (!c->busy || (w->timed && !c->timed_last))
+		c->now = rte_rdtsc();
+	w->now = c->now;
+}
+
+/* A poll that had a burst ends: a run of empty polls before it ended as it began (the poll
+ * before was empty, so this one read the clock); a timed burst's cycles stand for it and the
+ * untimed ones since the last. */
+static __rte_always_inline void
+sample_busy(struct mpe_worker *w, struct mpe_counters *cnt, struct loop_clock *c)
+{
+	c->busy = 1;
+	c->timed_last = 0;
+	if (unlikely(c->wait_from != 0)) {
+		cnt->wait_cycles += c->now - c->wait_from;
+		c->wait_from = 0;
+	}
+	if (w->timed) {
+		uint64_t end = rte_rdtsc();
+
+		cnt->cycles += (end - c->now) * ((uint64_t)w->span + 1);
+		c->now = end;
+		w->span = 0;
+		w->countdown = w->sample - 1;
+		c->timed_last = 1;
+	} else {
+		w->span++;
+		w->countdown--;
+	}
+}
+
+/* An empty poll ends: waiting is counted as it goes, so that a worker that waits for good
+ * shows it; after an empty poll this one read the clock as it began, else read it now (an
+ * idle poll has the time). */
+static __rte_always_inline void
+sample_idle(struct mpe_counters *cnt, struct loop_clock *c)
+{
+	c->busy = 0;
+	c->timed_last = 0;
+	if (c->wait_from != 0)
+		cnt->wait_cycles += c->now - c->wait_from;
+	c->wait_from = c->wait_from != 0 ? c->now : rte_rdtsc();
+}
+
+/* A stage of a timed burst ends: its cycles, weighted by the bursts it stands for; returns
+ * the time, the next stage's start. */
+static __rte_always_inline uint64_t
+sample_stage(struct mpe_counters *sc, uint64_t t0, uint64_t weight)
+{
+	uint64_t t1 = rte_rdtsc();
+
+	sc->cycles += (t1 - t0) * weight;
+	return t1;
+}
+
 /* Run every stage over the burst; survivors end up first in @pkts, the dropped behind them.
  * @in_port: the port (index into conf.ports[]) every packet was received on, MPE_PORT_NONE
  * for a burst from a ring. Returns the survivors, and in *@out_port the port every one of
  * them is routed to, or MPE_PORT_NONE when no stage knows it to be one port. The worker's
  * own verdict drop count moves when the burst leaves PROC (transmit_burst, enqueue_burst): a
- * worker dying in PROC has the whole burst counted by its recovery, and only then.
- *
- * Stages are timed in one non-empty burst of cycles_sample (a TSC read costs about as much
- * as forwarding a packet): a timed burst's cycles count for it and for the untimed bursts
- * since the last timed one (systematic sampling: the total is estimated without bias, and a
- * rare long burst, a wait for room say, weighs at most cycles_sample times). Stages that
- * read the time get it on every burst; the others see the last time read. */
+ * worker dying in PROC has the whole burst counted by its recovery, and only then. Timed as
+ * cycle sampling says. */
 static inline uint16_t
 run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in_port,
 	   uint16_t *out_port)
@@ -316,10 +385,8 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in
 		kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
 		*out_port = w->sctx[s].burst_out;
 		t1 = t0;
-		if (timed) {
-			t1 = rte_rdtsc();
-			sc->cycles += (t1 - t0) * weight;
-		}
+		if (timed)
+			t1 = sample_stage(sc, t0, weight);
 		sc->rx += n;
 		sc->tx += kept;
 		sc->bursts++;
@@ -632,9 +699,8 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 {
 	struct mpe_worker_slot *slot = w->slot;
 	struct mpe_counters *cnt = w->cnt;
+	struct loop_clock clk = {0};
 	unsigned int next_port = 0;
-	uint64_t now = 0, wait_from = 0; /* where the current run of empty polls began, or 0 */
-	int busy = 0, timed_last = 0;
 
 	if (!ports_in) {
 		slot->hand.cons_mark = w->in->cons.tail;
@@ -644,45 +710,19 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 	while (likely(!should_stop(w))) {
 		uint16_t n;
 
-		/* after a timed burst, its end time is this poll's start: one TSC read less */
-		w->timed = w->countdown == 0;
-		if (!busy || (w->timed && !timed_last))
-			now = rte_rdtsc();
-		w->now = now;
+		sample_begin(w, &clk);
 		slot->status.heartbeat++;
 		cnt->polls++;
-		if (unlikely(now >= w->primary_check_tsc))
-			check_primary(w, now);
+		if (unlikely(clk.now >= w->primary_check_tsc))
+			check_primary(w, clk.now);
 		/* also set by a wait for room inside the burst */
 		if (unlikely(w->primary_gone == PRIMARY_GONE))
 			break;
 		n = ports_in ? burst_ports(w, &next_port) : burst_rings(w);
-		busy = n > 0;
-		timed_last = 0;
-		if (busy && unlikely(wait_from != 0)) {
-			/* a run of empty polls ended: the poll before was empty, so this one read
-			 * the clock as it began */
-			cnt->wait_cycles += now - wait_from;
-			wait_from = 0;
-		}
-		if (busy && w->timed) {
-			uint64_t end = rte_rdtsc();
-
-			cnt->cycles += (end - now) * ((uint64_t)w->span + 1);
-			now = end;
-			w->span = 0;
-			w->countdown = w->sample - 1;
-			timed_last = 1;
-		} else if (busy) {
-			w->span++;
-			w->countdown--;
+		if (n > 0) {
+			sample_busy(w, cnt, &clk);
 		} else {
-			/* counted as it goes, so that a worker that waits for good shows it; after
-			 * an empty poll this one read the clock as it began, else read it now (an
-			 * idle poll has the time) */
-			if (wait_from != 0)
-				cnt->wait_cycles += now - wait_from;
-			wait_from = wait_from != 0 ? now : rte_rdtsc();
+			sample_idle(cnt, &clk);
 			if (unlikely(w->yield_idle))
 				sched_yield(); /* a poller sharing the CPU has work, perhaps */
 		}
