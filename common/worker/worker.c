@@ -21,6 +21,7 @@
 
 #include "log.h"
 #include "names.h"
+#include "pool_put.h"
 #include "shm_ops.h"
 #include "worker.h"
 
@@ -261,7 +262,7 @@ hand_phase_release(struct mpe_worker_hand *h, enum mpe_hand_phase phase)
 
 /* Return the hand's work[*from .. end) to the pool, counted under @why (MPE_DROP_MAX: counted
  * already), so that after a death anywhere in here the primary knows which of them went back
- * (the put under way, pool.h) and whether they were counted (free_count). */
+ * (the put under way, pool_put.h) and whether they were counted (free_count). */
 static inline void
 hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
 {
