@@ -6,17 +6,19 @@
  * put into the ring a second time. Here every step that changes what the pool holds is a
  * single store, made after what it publishes, and struct mpe_pool_put (in the worker's hand,
  * shared memory, this worker its only writer) says which step the put is at.
+ * Here: the record, the process's view of the pool (both sides use it) and the primary's side,
+ * run once the worker is dead (pool.c); the worker's side, the puts and fills themselves, is
+ * common/worker/pool_put.h.
  */
 #ifndef MPE_POOL_H
 #define MPE_POOL_H
 
 #include <stdint.h>
 
-#include <rte_branch_prediction.h>
 #include <rte_common.h>
+#include <rte_mbuf.h>
 #include <rte_mempool.h>
 
-struct rte_mbuf;
 struct rte_ring;
 
 /* Segments returned in one put: the rest of a burst waits for the next. */
@@ -77,38 +79,21 @@ mpe_pool_call_room(uint32_t burst)
 	return RTE_MAX(burst, (uint32_t)MPE_POOL_DEV_ROOM);
 }
 
-void mpe_pool_make_room(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref);
-
-/* Before a transmit call, whose driver frees mbufs through DPDK's own put: DPDK's put
- * counts a new cache entry before it writes it, and flushes the cache before it empties it,
- * so after a death inside the call only the entries the cache held before are sure. Make room
- * (a recoverable flush) so that the call cannot flush, and record the cache's length in
- * @len0, for mpe_pool_trust_cache. */
+/* What rte_pktmbuf_prefree_seg does to a segment it returns: a pool holds no chains. Both
+ * sides return segments: the worker's puts, the primary's put back. */
 static inline void
-mpe_pool_dev_enter(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref, uint32_t *len0)
+mpe_pool_unchain(void *const *objs, uint32_t n)
 {
-	const struct rte_mempool_cache *c = ref->cache;
+	uint32_t i;
 
-	if (c == NULL)
-		return;
-	if (unlikely(c->len + ref->room > c->flushthresh))
-		mpe_pool_make_room(pp, ref);
-	*len0 = c->len;
-}
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
 
-void mpe_pool_fill(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref);
-
-/* Before a receive call, whose driver takes mbufs with DPDK's own get (and before any other
- * allocation through DPDK, a copy): when the cache cannot serve the call, DPDK refills it from
- * the pool's ring, and a death between the move of the ring's consumer head and of its tail
- * leaves the ring stuck for every other user, the slots taken unknown. Fill the cache here
- * instead (a recoverable dequeue, recorded in @pp) when it holds fewer than a call takes at
- * most, so that the call takes from the cache only. */
-static inline void
-mpe_pool_rx_enter(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
-{
-	if (unlikely(ref->cache != NULL && ref->cache->len < ref->fill_below))
-		mpe_pool_fill(pp, ref);
+		if (m->next != NULL)
+			m->next = NULL;
+		if (m->nb_segs != 1)
+			m->nb_segs = 1;
+	}
 }
 
 /* After a death inside a device call that may have returned mbufs (a transmit): keep the
@@ -116,12 +101,6 @@ mpe_pool_rx_enter(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
  * may have counted before writing, or all of them when the cache is shorter than at the start
  * (the call flushed it after all). Returns the entries written off. */
 uint32_t mpe_pool_trust_cache(const struct mpe_pool_ref *ref, uint32_t len0);
-
-/* Free @list[*from .. end), whole chains, through @pp. *from moves past each group of packets
- * once the put that owns them is recorded in @pp: list[*from .. end) is what the caller still
- * holds, minus any member of a put under way. */
-void mpe_pool_free(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
-		   struct rte_mbuf *const *list, volatile uint32_t *from, uint32_t end);
 
 /* What mpe_pool_put_finish found and did. */
 struct mpe_pool_finish {

@@ -21,6 +21,7 @@
 
 #include "log.h"
 #include "names.h"
+#include "pool_put.h"
 #include "shm_ops.h"
 #include "worker.h"
 
@@ -236,9 +237,32 @@ check_primary(struct mpe_worker *w, uint64_t now)
 		w->primary_gone = PRIMARY_GONE;
 }
 
+/* Recovery bookkeeping: the hand's phase tells the primary what the hand holds should this
+ * worker die (enum mpe_hand_phase). The worker is its only writer and the primary reads it once
+ * the worker is gone, so only the compiler's order matters: compiler barriers, no fence.
+ * hand_phase: what the hand says for the new phase is written before it, and nothing the new
+ * phase covers is done before it. */
+static __rte_always_inline void
+hand_phase(struct mpe_worker_hand *h, enum mpe_hand_phase phase)
+{
+	rte_compiler_barrier();
+	h->phase = phase;
+	rte_compiler_barrier();
+}
+
+/* The same without a barrier behind the store, as the sites that close a step always had it:
+ * what follows them is the end of the loop, the next poll, or stores the primary reads only
+ * once a later barrier or release has published them (free_armed, the next phase). */
+static __rte_always_inline void
+hand_phase_release(struct mpe_worker_hand *h, enum mpe_hand_phase phase)
+{
+	rte_compiler_barrier();
+	h->phase = phase;
+}
+
 /* Return the hand's work[*from .. end) to the pool, counted under @why (MPE_DROP_MAX: counted
  * already), so that after a death anywhere in here the primary knows which of them went back
- * (the put under way, pool.h) and whether they were counted (free_count). */
+ * (the put under way, pool_put.h) and whether they were counted (free_count). */
 static inline void
 hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
 {
@@ -259,18 +283,87 @@ hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
 	__atomic_store_n(&h->free_armed, 0, __ATOMIC_RELEASE);
 }
 
+/* Cycle sampling. Stages are timed in one non-empty burst of cycles_sample (a TSC read costs
+ * about as much as forwarding a packet): a timed burst's cycles count for it and for the
+ * untimed bursts since the last timed one (systematic sampling: the total is estimated
+ * without bias, and a rare long burst, a wait for room say, weighs at most cycles_sample
+ * times). Stages that read the time get it on every burst; the others see the last time
+ * read. The loop's clock lives in its registers: */
+struct loop_clock {
+	uint64_t now;	    /* TSC at this poll's start */
+	uint64_t wait_from; /* where the current run of empty polls began, or 0 */
+	int busy;	    /* the last poll had a burst */
+	int timed_last;	    /* and it was timed: its end time is this poll's start */
+};
+
+/* A poll begins: is its burst timed; the time, read unless the last burst was timed and
+ * its end gave it (one TSC read less). */
+static __rte_always_inline void
+sample_begin(struct mpe_worker *w, struct loop_clock *c)
+{
+	w->timed = w->countdown == 0;
+	if (!c->busy || (w->timed && !c->timed_last))
+		c->now = rte_rdtsc();
+	w->now = c->now;
+}
+
+/* A poll that had a burst ends: a run of empty polls before it ended as it began (the poll
+ * before was empty, so this one read the clock); a timed burst's cycles stand for it and the
+ * untimed ones since the last. */
+static __rte_always_inline void
+sample_busy(struct mpe_worker *w, struct mpe_counters *cnt, struct loop_clock *c)
+{
+	c->busy = 1;
+	c->timed_last = 0;
+	if (unlikely(c->wait_from != 0)) {
+		cnt->wait_cycles += c->now - c->wait_from;
+		c->wait_from = 0;
+	}
+	if (w->timed) {
+		uint64_t end = rte_rdtsc();
+
+		cnt->cycles += (end - c->now) * ((uint64_t)w->span + 1);
+		c->now = end;
+		w->span = 0;
+		w->countdown = w->sample - 1;
+		c->timed_last = 1;
+	} else {
+		w->span++;
+		w->countdown--;
+	}
+}
+
+/* An empty poll ends: waiting is counted as it goes, so that a worker that waits for good
+ * shows it; after an empty poll this one read the clock as it began, else read it now (an
+ * idle poll has the time). */
+static __rte_always_inline void
+sample_idle(struct mpe_counters *cnt, struct loop_clock *c)
+{
+	c->busy = 0;
+	c->timed_last = 0;
+	if (c->wait_from != 0)
+		cnt->wait_cycles += c->now - c->wait_from;
+	c->wait_from = c->wait_from != 0 ? c->now : rte_rdtsc();
+}
+
+/* A stage of a timed burst ends: its cycles, weighted by the bursts it stands for; returns
+ * the time, the next stage's start. */
+static __rte_always_inline uint64_t
+sample_stage(struct mpe_counters *sc, uint64_t t0, uint64_t weight)
+{
+	uint64_t t1 = rte_rdtsc();
+
+	sc->cycles += (t1 - t0) * weight;
+	return t1;
+}
+
 /* Run every stage over the burst; survivors end up first in @pkts, the dropped behind them.
  * @in_port: the port (index into conf.ports[]) every packet was received on, MPE_PORT_NONE
  * for a burst from a ring. Returns the survivors, and in *@out_port the port every one of
  * them is routed to, or MPE_PORT_NONE when no stage knows it to be one port. The worker's
  * own verdict drop count moves when the burst leaves PROC (transmit_burst, enqueue_burst): a
- * worker dying in PROC has the whole burst counted by its recovery, and only then.
- *
- * Stages are timed in one non-empty burst of cycles_sample (a TSC read costs about as much
- * as forwarding a packet): a timed burst's cycles count for it and for the untimed bursts
- * since the last timed one (systematic sampling: the total is estimated without bias, and a
- * rare long burst, a wait for room say, weighs at most cycles_sample times). Stages that
- * read the time get it on every burst; the others see the last time read. */
+ * worker dying in PROC has the whole burst counted by its recovery, and only then. Timed as
+ * cycle sampling says. */
 static inline uint16_t
 run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in_port,
 	   uint16_t *out_port)
@@ -293,10 +386,8 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in
 		kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
 		*out_port = w->sctx[s].burst_out;
 		t1 = t0;
-		if (timed) {
-			t1 = rte_rdtsc();
-			sc->cycles += (t1 - t0) * weight;
-		}
+		if (timed)
+			t1 = sample_stage(sc, t0, weight);
 		sc->rx += n;
 		sc->tx += kept;
 		sc->bursts++;
@@ -336,17 +427,13 @@ transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t out_por
 
 	h->kept = kept;
 	h->done = 0;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_TX;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_TX);
 	w->cnt->drops[MPE_DROP_VERDICT] += n - kept;
 	if (w->mirror)
 		mirror_ports(w, h->work, kept);
 	send_ports(w, h->work, kept, out_port);
 	h->free_from = kept;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_FREE;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_FREE);
 	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
 }
 
@@ -370,9 +457,7 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 
 	h->kept = kept;
 	h->prod_mark = w->out->prod.tail;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_ENQ;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_ENQ);
 	cnt->drops[MPE_DROP_VERDICT] += n - kept;
 	if (!next_dead(w))
 		sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work, kept,
@@ -383,9 +468,7 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 							     kept - sent, NULL);
 	}
 	h->free_from = sent;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_FREE;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_FREE);
 	cnt->tx += sent;
 	hand_free(w, &h->free_from, kept, next_dead(w) ? MPE_DROP_WORKER_DOWN : MPE_DROP_RING_FULL);
 	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
@@ -435,9 +518,7 @@ burst_rings(struct mpe_worker *w)
 	if (n == 0)
 		return 0;
 	h->n = n;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_PROC;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_PROC);
 	prefetch_ahead(w, h->cons_mark + n, avail);
 	for (i = 0; i < n; i++) {
 		h->work[i] = h->pkts[i];
@@ -452,8 +533,7 @@ burst_rings(struct mpe_worker *w)
 	else
 		enqueue_burst(w, n, kept);
 	h->cons_mark += n; /* the input's cons.tail now, without a look at its line */
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_DEQ;
+	hand_phase_release(h, MPE_HAND_DEQ);
 	return n;
 }
 
@@ -486,15 +566,12 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t ou
 		h->dev_end = j;
 		for (;;) {
 			mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
-			rte_compiler_barrier();
-			h->phase = MPE_HAND_DEV;
-			rte_compiler_barrier();
+			hand_phase(h, MPE_HAND_DEV);
 			k = rte_eth_tx_burst(conf->ports[out].port_id, w->queue, pkts + i + sent,
 					     j - i - sent);
 			cnt->tx += k;
 			h->done = i + sent + k;
-			rte_compiler_barrier();
-			h->phase = MPE_HAND_TX;
+			hand_phase_release(h, MPE_HAND_TX);
 			sent += k;
 			if (sent == j - i)
 				break;
@@ -540,13 +617,9 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	/* a device call, with none of the burst in it */
 	h->dev_end = h->done;
 	mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_DEV;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_DEV);
 	sent = rte_eth_tx_burst(conf->ports[conf->mirror_port].port_id, w->queue, copies, nc);
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_TX;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_TX);
 	in->mirrored += sent;
 	if (sent < nc) {
 		uint32_t from = sent;
@@ -582,9 +655,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->done = 0;
 	/* a receive only takes from the cache (DPDK's get leaves no stale entry): no room to
 	 * make, no length to record */
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_DEV;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_DEV);
 	/* round robin over the ports from the one after the last that had packets */
 	for (k = 0, i = *next; k < w->nb_rx_ports && n == 0; k++) {
 		port = w->rx_ports[i];
@@ -603,9 +674,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	cnt->rx += n;
 	rte_compiler_barrier();
 	h->n = n;
-	rte_compiler_barrier();
-	h->phase = MPE_HAND_PROC;
-	rte_compiler_barrier();
+	hand_phase(h, MPE_HAND_PROC);
 	*next = i;
 	/* one pass over the burst: metadata, bytes, the working copy of the pointers */
 	for (i = 0; i < n; i++) {
@@ -631,66 +700,37 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 {
 	struct mpe_worker_slot *slot = w->slot;
 	struct mpe_counters *cnt = w->cnt;
+	struct loop_clock clk = {0};
 	unsigned int next_port = 0;
-	uint64_t now = 0, wait_from = 0; /* where the current run of empty polls began, or 0 */
-	int busy = 0, timed_last = 0;
 
 	if (!ports_in) {
 		slot->hand.cons_mark = w->in->cons.tail;
-		rte_compiler_barrier();
-		slot->hand.phase = MPE_HAND_DEQ;
+		hand_phase_release(&slot->hand, MPE_HAND_DEQ);
 	}
 	w->countdown = 0; /* the first non-empty burst is timed */
 	while (likely(!should_stop(w))) {
 		uint16_t n;
 
-		/* after a timed burst, its end time is this poll's start: one TSC read less */
-		w->timed = w->countdown == 0;
-		if (!busy || (w->timed && !timed_last))
-			now = rte_rdtsc();
-		w->now = now;
+		sample_begin(w, &clk);
 		slot->status.heartbeat++;
 		cnt->polls++;
-		if (unlikely(now >= w->primary_check_tsc))
-			check_primary(w, now);
+		if (unlikely(clk.now >= w->primary_check_tsc))
+			check_primary(w, clk.now);
 		/* also set by a wait for room inside the burst */
 		if (unlikely(w->primary_gone == PRIMARY_GONE))
 			break;
 		n = ports_in ? burst_ports(w, &next_port) : burst_rings(w);
-		busy = n > 0;
-		timed_last = 0;
-		if (busy && unlikely(wait_from != 0)) {
-			/* a run of empty polls ended: the poll before was empty, so this one read
-			 * the clock as it began */
-			cnt->wait_cycles += now - wait_from;
-			wait_from = 0;
-		}
-		if (busy && w->timed) {
-			uint64_t end = rte_rdtsc();
-
-			cnt->cycles += (end - now) * ((uint64_t)w->span + 1);
-			now = end;
-			w->span = 0;
-			w->countdown = w->sample - 1;
-			timed_last = 1;
-		} else if (busy) {
-			w->span++;
-			w->countdown--;
+		if (n > 0) {
+			sample_busy(w, cnt, &clk);
 		} else {
-			/* counted as it goes, so that a worker that waits for good shows it; after
-			 * an empty poll this one read the clock as it began, else read it now (an
-			 * idle poll has the time) */
-			if (wait_from != 0)
-				cnt->wait_cycles += now - wait_from;
-			wait_from = wait_from != 0 ? now : rte_rdtsc();
+			sample_idle(cnt, &clk);
 			if (unlikely(w->yield_idle))
 				sched_yield(); /* a poller sharing the CPU has work, perhaps */
 		}
 		/* holds no rule set from here to the next burst */
 		rte_rcu_qsbr_quiescent(w->shm->qsbr, w->id);
 	}
-	rte_compiler_barrier();
-	slot->hand.phase = MPE_HAND_IDLE;
+	hand_phase_release(&slot->hand, MPE_HAND_IDLE);
 }
 
 /* Hot, or GCC compiles the loop for size, unaligned, among the cold code: rte_log() is

@@ -1,8 +1,9 @@
-/* Returns to the pool that survive the death of the returning process (common/shm/pool.c, built
- * here with MPE_POOL_TEST): every free is cut short after each of its steps in turn, as a
- * SIGKILL there would, and the primary's recovery (mpe_pool_put_finish, then the free of
- * what the hand still holds, then the flush of the dead process's cache) must leave each mbuf
- * in the pool exactly once, unchained. No EAL: the pool, its ring and the cache live in
+/* Returns to the pool that survive the death of the returning process (the worker's side,
+ * common/worker/pool_put.c, built here with MPE_POOL_TEST; the primary's, common/shm/pool.c):
+ * every free is cut short after each of its steps in turn, as a SIGKILL there would, and the
+ * primary's recovery (mpe_pool_put_finish, then the free of what the hand still holds, then
+ * the flush of the dead process's cache) must leave each mbuf in the pool exactly once,
+ * unchained. No EAL: the pool, its ring and the cache live in
  * ordinary memory, and a mempool driver over that ring serves DPDK's own frees.
  */
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <rte_ring.h>
 
 #include "pool.h"
+#include "pool_put.h"
 
 #define NB_MBUFS 600
 #define RING_SIZE 1024
