@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The command line of mpe-primary: the engine's options after "--" (--help, --help-config,
  * --check, ...), the configuration they name, and the rules for the EAL arguments before "--":
  * those the engine refuses, and those it passes on to the workers, which must be written in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* args.c: mpe-primary's command line: the engine's options after "--", the configuration they
  * name, and the rules for the EAL arguments before it. Main thread, before the EAL starts:
  * everything goes to stdout and stderr, there is no EAL log yet. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* struct mpe_primary: the primary process's own state, shared by its modules. It lives in the
  * primary's private memory (shared state is in p->shm) and is written by the main lcore only,
  * except where a field says otherwise; other threads of the primary only read it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Debug dumps: a text file in the runtime directory with the engine's state (memzones,
  * mempools, rings, workers, ports, flow tables), asked for by telemetry (/mpe/dump) or SIGUSR1.
  * Concurrency: runs in the telemetry thread or in the primary's supervising loop, beside the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* dump.c: the engine's state as a text file in the runtime directory. Any thread of the
  * primary, until teardown begins; it only reads and never waits for a worker. */
 #ifndef MPE_DUMP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The primary's side of the inspection stages: the flow table of each worker that runs the
  * flow stage, the rule set generations of the acl stage, and their live replacement.
  *

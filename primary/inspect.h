@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* inspect.c: the primary's side of the inspection stages: flow tables, rule sets and their
  * reload (see the file's header). Readers in other threads (telemetry) hold
  * mpe_inspect_lock() while they use a rule set or a flow table. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The I/O lcore: port RX into the first ring(s), last ring(s) into port TX.
  * Runs in the primary because net_pcap and net_af_packet cannot be polled from secondaries.
  * It is the single producer of every ring out of "io" and the single consumer of every ring

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* io.c: the I/O lcore, port RX into rings and rings into port TX. Prepared and released on
  * the main lcore; mpe_io_main() runs on the I/O lcore, the only writer of shm->io. */
 #ifndef MPE_IO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* launch_process.c or launch_thread.c, chosen by meson (worker_model): how workers are started,
  * watched and stopped. Main lcore only, except mpe_launch_kill_all() (a signal handler). */
 #ifndef MPE_LAUNCH_H

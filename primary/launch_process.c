@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Process build: every worker is an mpe-secondary process, spawned with an explicit
  * --proc-type=secondary, the primary's --file-prefix and its own lcore id, in its own process
  * group (so a Ctrl-C reaches only the primary, which then stops the workers in order), with

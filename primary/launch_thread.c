@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Thread build: workers are lcore threads of the primary, running the same loop as the
  * worker processes. A crashing worker takes the whole engine down with it. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-primary: reads and checks the configuration, creates every shared object (memzone,
  * mbuf pool, rings, ports), runs the port I/O lcore, starts the workers and supervises them,
  * and on SIGINT/SIGTERM drains and tears everything down in order. Each step is a module of

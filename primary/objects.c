@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine's shared objects, made by the primary before any worker starts and freed after
  * every worker and port stopped: the memzone mpe_shared, the mbuf pool and the rings, sized
  * for where the workers run. Main lcore only. */

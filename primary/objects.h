@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* objects.c: the shared objects the primary makes before any worker starts (the memzone
  * mpe_shared, the mbuf pool, the rings) and frees at the end. Main lcore only. */
 #ifndef MPE_OBJECTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Ports: found by name among the devices the EAL probed, configured, started, and at the
  * end stopped and closed. Only the primary does any of this (secondaries may not).
  * Packet capture: once the ports run, the primary serves DPDK's capture requests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* port.c: the ports, found among the EAL's devices, configured, started, stopped and closed.
  * Main lcore only: only the primary may touch a port's configuration, and only from there. */
 #ifndef MPE_PORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Recovery of a dead worker's shared state, run by the primary after the worker is gone:
  * the half-done side of its rings is rolled back, the mbufs it held (its hand, see
  * enum mpe_hand_phase) go back to the pool and are counted, and its lcore's mempool cache is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* recover.c: the repair of a dead worker's shared state (rings, the mbufs in its hands, its
  * lcore's mempool cache). Main lcore only, once the worker is gone. */
 #ifndef MPE_RECOVER_H

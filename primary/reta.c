@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* RSS redirection tables over the queues the workers poll (reta.h). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shape rss with the workers on queues of their choice: an RSS redirection table that
  * spreads over the RX queues the workers poll and no other, and the check of the table a
  * device gives back. The ethdev calls are the primary's (primary/port.c); nothing here needs

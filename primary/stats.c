@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Counter totals and the summary printed when the engine stops. */
 #include <inttypes.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading the engine's counters from shared memory: totals and the final summary.
  * Readers only: counters are read without locks, each from its single writer. */
 #ifndef MPE_STATS_H

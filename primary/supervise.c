@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine's supervision, from the workers' start to their stop: the stop signals, the
  * wait for the workers to be ready, the supervising loop, and the shutdown (drain, stop the
  * workers and the I/O lcore, the summary). Main lcore, except the signal handlers, which only

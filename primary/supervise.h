@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* supervise.c: the engine from the workers' start to their stop: stop signals, the wait for
  * the workers, the supervising loop, the shutdown, and the way out when the engine can
  * neither go on nor stop in order. Main lcore, and signal handlers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine's telemetry commands (/mpe/info, /mpe/stats, /mpe/workers, /mpe/rings,
  * /mpe/config), served by DPDK's telemetry threads in the primary (one thread per client).
  * Concurrency: the callbacks run beside the main lcore, the I/O lcore and the workers. They

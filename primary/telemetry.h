@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* telemetry.c: the engine's /mpe/... telemetry commands. Registered and retired on the main
  * lcore; the commands run in DPDK's telemetry threads and only read. */
 #ifndef MPE_TELEMETRY_H

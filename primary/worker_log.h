@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* worker_log_process.c or worker_log_thread.c, chosen by meson: the workers' log lines reach
  * the primary's log prefixed "worker N: ". init and fini run on the main lcore: init before
  * the first worker starts, fini once every worker has stopped. */

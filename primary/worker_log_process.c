@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Process build: every worker's stdout and stderr (its EAL and engine log lines, and anything
  * else it prints, a crash report included) go into one pipe per worker instance; a control
  * thread of the primary reads them all and writes each line to the primary's stderr as

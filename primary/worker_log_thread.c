@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Thread build: the log lines of worker threads carry the prefix that the process build's
  * lines get ("worker N: "). The primary's log stream is replaced by an unbuffered stream whose
  * write function looks up the calling thread's lcore: a worker's lcore prefixes the message.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A spawned worker's log lines (process build). The primary reads the worker's stdout and
  * stderr through a pipe and prefixes each line with the worker's id; this stream writes each
  * rte_log message into that pipe in one write. The pipe never blocks the worker: when it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A spawned worker's log stream: into the primary's pipe, or after the primary's death into
  * the descriptor the primary left for that (see log_pipe.c). */
 #ifndef MPE_LOG_PIPE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-secondary: one worker process. Attaches to the primary's memory, proves that the layout
  * and the mapping agree, checks that it runs on its configured lcore, then runs the shared
  * worker loop until told to stop or until the primary is gone.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Keeps worker processes away from the ports whose datapath stays in the primary.
  * DPDK 22.11's net_pcap driver, probing its ports again in every secondary process, re-parses
  * a copy of the primary's arguments cut at 63 characters (a cut option crashes it: an

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs every test suite but the benchmarks on a fresh Debian 12 host: installs what it needs,
 # reserves hugepages, builds build-process/ and build-thread/ (worker processes, worker
 # threads) and runs the unit, tools and mp suites of each, then builds the two parser fuzzers

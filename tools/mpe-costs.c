@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs: measures on this host what threads and processes cost (creation, memory, switches,
  * sleeping wake-ups, printing, accepting connections) next to the figures of the seed articles,
  * to choose between the process and the thread build. Owns the command line and the mode table;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-pcapcmp: checks that an ACTUAL pcap holds the packets of an EXPECTED pcap, allowing
  * any interleaving across flows but requiring each flow's own order to be kept.
  * Owns the comparison rules (see "Comparison" below) and the report format.

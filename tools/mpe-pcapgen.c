@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-pcapgen: writes a deterministic Ethernet pcap of N packets over F distinct flows.
  * Owns the synthetic traffic format: frame layout, checksums and the "MPEG" payload marker
  * that the engine tests and mpe-pcapcmp rely on.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-ringio: plays the NIC for net_ring ports, so that the rss shape can be tested with real
  * packets. A DPDK secondary process: it spreads a capture over the RX queues of one net_ring
  * port by the symmetric flow hash (as a NIC's RSS would), and collects what the engine sends

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Prepares a Debian 12 host to build and run mpe: installs the packages, reserves 2 MiB
 # hugepages and mounts hugetlbfs. Idempotent; needs root. Never touches a NIC.
 # Environment: MPE_HUGEPAGES (2 MiB pages to have reserved, default 1024).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the x86-64 CPU offers that the build's -march does not promise, read once at start
  * (built on x86-64 only; see prefetch_w_x86_64.h). */
 #include <cpuid.h>

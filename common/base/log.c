@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Registration of the engine's log types. */
 #include "log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Log types of the engine, one per module ("mpe.<module>"): --log-level=mpe.*:debug works. */
 #ifndef MPE_LOG_H
 #define MPE_LOG_H

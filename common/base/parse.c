@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bounded parsers for numbers and switches. Pure functions. */
 #include <ctype.h>
 #include <getopt.h>

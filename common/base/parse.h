@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bounded parsers for numbers and switches: every number the engine reads goes through here. */
 #ifndef MPE_PARSE_H
 #define MPE_PARSE_H

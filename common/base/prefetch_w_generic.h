@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe_prefetch_w() where no run-time choice is made (meson picks this file for CPU families
  * other than x86-64): the compiler's write prefetch for the target it builds for. Included by
  * stage.h only, as prefetch_w.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe_prefetch_w() on x86-64 (meson picks this file by the host's CPU family). Included by
  * stage.h only, as prefetch_w.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Removal of a DPDK process's files on disk. Not on any hot path; one caller at a time. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a DPDK process leaves on disk: its hugepage files and runtime directory.
  * Used by the primary at exit, and by the last worker when the primary died. */
 #ifndef MPE_RUNTIME_H

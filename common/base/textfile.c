@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Opening the engine's text files: regular files of bounded size only. */
 #include <errno.h>
 #include <fcntl.h>

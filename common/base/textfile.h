@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The text files the engine reads: its configuration and its rules. */
 #ifndef MPE_TEXTFILE_H
 #define MPE_TEXTFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Configuration parser: the table of keys and the INI reader.
  * rte_cfgfile reads the values; a first pass over the text finds syntax errors and the line
  * of every section and key, so that each message reads "file:line: key: reason". Every error

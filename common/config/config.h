@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Engine configuration: the plain-data form published in shared memory, and its parser.
  * Parsing and validation run in one process (the primary, or `--check`), before any EAL
  * object exists; the result holds no pointers, so every worker can read its copy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Configuration checks across keys and sections, once the parser (config.c) has read every
  * value: counts, queues, lcores, drivers against shapes, the stages' needs, the rules file, the
  * mbuf pool's size. Errors go through the parser's report(). Runs in one process.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The configuration parser's state, private to common/config/: the parser (config.c) fills
  * it, the checks across keys (config_check.c) report through it. report() and loc_line() are
  * static inline so that the library exports no unprefixed name. One process, one thread.

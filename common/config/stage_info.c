@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The catalogue of packet stages (stage_info.h). Read-only data; safe from any process. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The catalogue of packet stages: each stage's id, name, help and what it needs from the
  * stages before it. Plain data, the same in every process: shared memory names a stage by its
  * id. Configuration checks ask this table; the code of each stage is in common/stages/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rte_acl contexts built from a rule set, and burst classification of flow keys.
  * The creator builds both contexts once; afterwards they are only read, so any lcore of any
  * process may classify at the same time. Priorities are ranked before the build so that ties

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Packet classification against a rule set with rte_acl: one context per address family.
  * The primary creates the contexts ("<name>_v4", "<name>_v6") in DPDK memory; any process finds
  * them by name (rte_acl keeps no function pointers that another process would call) and

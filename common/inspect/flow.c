@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Flow table of one worker: an rte_hash of canonical keys plus an array of struct mpe_flow
  * indexed by the hash's key position, both in hugepage memory.
  * One writer (the owning worker). Only *_with_hash calls reach the rte_hash (DESIGN fact 2).

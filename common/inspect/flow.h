@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Flow table: one per worker, keyed by the canonical bidirectional 5-tuple (struct mpe_flow_key).
  * One writer: the owning worker, on its own lcore. Other processes (the primary's telemetry)
  * only read the flow array and the stats, never the hash, and accept a torn snapshot.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rule set generations in DPDK memory: made and freed by the primary, read by every worker. */
 #include <arpa/inet.h>
 #include <errno.h>

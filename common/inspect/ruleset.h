@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A rule set in force: one generation of the acl stage's rules, everything a worker needs to
  * apply it, and the per-rule hit counters of every worker. The primary makes one per load or
  * reload, in a memzone of its own, and publishes it in shm->ruleset; workers read it at a

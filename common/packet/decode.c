@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Header decoder over plain bytes: each layer checks that what it reads lies inside the frame
  * (L2, L3 headers) or inside the IP datagram (extension and transport headers), and then inside
  * the bytes in hand (@cap: the head of a longer frame), before reading. With every byte in hand

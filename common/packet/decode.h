@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Full header decoder for the parse stage: Ethernet, VLAN tags, IPv4, IPv6 and its extension
  * header chain, TCP, UDP, ICMP, ICMPv6, SCTP. Pure function over plain bytes (no mbuf, no EAL):
  * no state, safe from any lcore, thread or process; never reads past the length it is given.

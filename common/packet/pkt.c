@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Flow keys and the symmetric flow hash: header walking over plain bytes.
  * No state; every function may run concurrently anywhere.
  */

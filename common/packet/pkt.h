@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Flow keys and the symmetric flow hash.
  * Pure functions over packet bytes: no state, safe from any lcore, thread or process.
  * Both directions of a flow give the same canonical key, and so the same hash.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rules file parser: one rule per line, l3fwd ACL syntax plus action and priority.
  * Every line is checked and every bad one reported; the load fails once, at the end.
  * Runs in one process, needs no EAL; the result is private malloc'd memory.

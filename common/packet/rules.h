@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rule files: the l3fwd ACL syntax plus an action and a priority, parsed into plain data.
  * A loaded rule set is private to the process that loaded it and immutable; it needs no EAL.
  * Copying the mpe_rule array elsewhere (shared memory) is safe: it holds no pointers.

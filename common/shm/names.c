@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Names of shared objects. Pure functions. */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Names of the engine's shared objects, built into caller buffers.
  * Every process derives the same names from the same configuration; nothing else is needed
  * to find an object. */

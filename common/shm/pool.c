@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The mbuf pool as both sides see it (mpe_pool_ref_init), and the primary's side of the
  * recoverable returns (pool.h): run by the supervisor once the worker is gone, alone on that
  * worker's put record and cache; mpe_pool_audit with nothing using the pool. The worker's side

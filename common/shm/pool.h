@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Returning mbufs to the pool so that the primary can finish or undo the return after the
  * returning process dies at any instruction: no mbuf is lost, none is handed out twice.
  * DPDK's own put (rte_mempool_do_generic_put) grows the cache's length before it copies the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shared memzone: created and freed by the primary, looked up and verified by workers. */
 #include <errno.h>
 #include <inttypes.h>

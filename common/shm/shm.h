@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The engine's shared state: the layout of memzone "mpe_shared". Types only.
  *
  *   +---------------------------+  memzone "mpe_shared", same virtual address everywhere

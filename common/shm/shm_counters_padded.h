@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* struct mpe_counters as the product lays it out (meson counter_layout=padded, the default):
  * every writer's counters on cache lines of their own, so that no two cores write one line.
  * Included by shm.h only, as shm_counters.h.

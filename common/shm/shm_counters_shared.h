@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* struct mpe_counters for mpe-bench's false-sharing experiment (meson
  * counter_layout=shared), never for production: no padding, and the workers' counters side
  * by side in struct mpe_shared's wcnt[] (176 bytes each). The fields written on every burst

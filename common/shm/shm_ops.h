@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Creating, finding and checking the memzone that holds struct mpe_shared. */
 #ifndef MPE_SHM_OPS_H
 #define MPE_SHM_OPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The stages that need no inspection state:
  *   fwd      - route to the peer port of the receiving port, optional MAC rewrite
  *   flowhash - symmetric flow hash into the packet's metadata

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The inspection stages, over the packet decoder and the structures of common/inspect/:
  *   parse - decode L2 to L4; count (and drop) malformed frames
  *   flow  - account each packet to its flow in the worker's flow table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The stage contract: the context a stage works in, its operations, and the per-packet
  * metadata stages read and write. What each stage is called and needs is the catalogue's
  * (config/stage_info.h); the table of their code is process-local (table.c): shared memory

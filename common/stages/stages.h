@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The code of each stage, gathered into the table by table.c. Private to common/stages/. */
 #ifndef MPE_STAGES_H
 #define MPE_STAGES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The table of every stage's code, indexed by the catalogue's ids (config/stage_info.h).
  * Process-local: shared memory names a stage by its id, never by address, because function
  * pointers differ between processes.

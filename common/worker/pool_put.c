@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The worker's side of the returns to the mbuf pool, and of the fills of its cache from the
  * pool, that survive the death of the process making them (pool.h, pool_put.h): mpe_pool_free,
  * on the hot path, no more work than rte_pktmbuf_free_bulk plus a few stores to the worker's

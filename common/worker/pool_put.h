@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The worker's side of the pool's recoverable returns (pool.h says why and how): its puts to
  * the cache or the ring, the room it makes before a transmit call and the fill before a
  * receive call. Each runs in the process that owns @pp and the cache, alone; the primary reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The worker loop, shared by both builds: take a burst (ring or port queue), run the stages,
  * hand the survivors on. One writer per counter: this worker. The only shared reads on the
  * hot path are the stop flag, in a pipeline the next stage's dead flag (lines the primary

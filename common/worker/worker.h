@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The worker loop, shared by the process and the thread build.
  * A worker owns its slot's status and counter lines and its rings' consumer (input) and
  * producer (output) ends; it reads the control line and the configuration.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer harness of common/packet/decode.c (and of mpe_pkt_flow_key, the flowhash stage's walk,
  * and mpe_pkt_flow_hash, the distributor's): every input is an Ethernet frame, decoded whole
  * and cut at a few lengths, each time from a heap copy of exactly that length (ASan names any

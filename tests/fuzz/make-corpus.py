@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes the seed corpora of the two fuzzers: tests/fuzz/corpus/decode/ (one small frame per
 protocol and header layout the decoder knows, and one per malformation reason) and
 tests/fuzz/corpus/rules/ (rules files: valid ones of both families, and one per kind of bad

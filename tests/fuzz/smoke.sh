@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # CI smoke run of one fuzzer (meson suite fuzz): runs it for SECONDS over a copy of its seed
 # corpus in a temporary directory (the source tree is never written), with its dictionary.
 # Fails when the fuzzer reports anything (crash, sanitizer report, leak, slow input, broken

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # mpe-bench --quick: the outputs exist and are well formed (never the speed), and the tool
 # leaves no process, hugepage file or runtime directory behind. The other build (thread
 # when this is the process build, and the reverse) is found next to this one, or built by

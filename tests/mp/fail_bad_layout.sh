@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A worker binary built with another shared-layout version attaches to a running engine and
 # must refuse to run ("shared layout differs"); the engine must not notice.
 #   1. net_null ports, pipeline of 2 workers: the engine keeps forwarding and stops with 0

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Bad input to the engine gets a clear error and exit 1, and costs nothing: no hugepage file,
 # no runtime directory, no process left.
 #   1. invalid configuration files: each error as FILE:LINE: KEY: REASON, all of them at once

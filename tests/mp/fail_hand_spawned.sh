@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build without --no-spawn: the primary starts its workers itself, and an instance
 # started by hand for a worker it is respawning refuses, saying so, however early it comes.
 # The respawned child is held in a wrapper (--secondary) while the hand instance starts; let

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The I/O lcore cannot start (gdb makes the allocation of its first transmit buffer fail, as
 # when the heap is exhausted): the primary says so and why, never reports the engine
 # running, stops the workers it started, and exits 1 with every mbuf back in the pool and

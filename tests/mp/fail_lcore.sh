@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Lcore ids: mempool caches are per lcore id and shared by every process, so no two workers
 # (and no worker and the I/O lcore) may share one, and a worker must run on its own.
 #   a. two workers on one lcore: refused by the config check, before the EAL exists

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A worker started where no engine runs must refuse quickly, say why, and leave nothing:
 # no process, no hugepage file, no runtime directory /var/run/dpdk/PREFIX.
 #   1. mpe-secondary and mpe-secondary-badlayout, --proc-type=secondary, no primary

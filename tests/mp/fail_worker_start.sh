@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: worker processes that end before they are ready (here mpe-secondary's place
 # is taken by a program that exits 3 at once) fail the start: the primary says which worker
 # did not become ready, names it failed, schedules no respawn, and exits 1. Whichever of the

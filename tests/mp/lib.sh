@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared by the end-to-end tests: every DPDK process runs with --no-pci and a file prefix of
 # its own, and everything a test starts is ended by pid, with its hugepage files and runtime
 # directory, when the test exits for any reason.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Crash isolation under traffic (process build): a capture loops through the distributor
 # into two worker processes while workers are killed (SIGKILL) or hung (SIGSTOP) at random
 # moments, one at a time. Checks: every death is recovered and the worker respawned, the

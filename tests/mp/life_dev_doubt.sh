@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: a worker that transmits itself (tx = workers) killed inside its transmit call
 # leaves the packets it gave the driver in doubt: sent or not, nobody can tell. The primary
 # counts them once as in_doubt (neither out nor dropped), frees the survivors the driver never

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The drain at stop waits until every packet that came in has left or been counted, not
 # merely until the rings are empty, and a pipeline stops from its first stage on.
 # Pipeline of two workers: worker 0 burns ~2 ms on each packet (burn stage), so it holds each

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build, --no-spawn: workers started by hand (an operator, a service manager) are
 # restarted by hand, under the same rules as the primary's own respawns.
 #   1. worker 0 is SIGSTOPped: its heartbeat stops, and the primary kills it although it is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: a worker that polls its own port queues (shape rss) publishes the receive
 # phase of its hand (MPE_HAND_DEV) only once the last burst's n and kept are cleared. A death
 # right after the phase store would otherwise make the primary's recovery free work[kept..n)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # --no-spawn: the primary creates everything, prints one "worker N: start it with:
 # mpe-secondary ARGS" line per worker and waits for an operator to start them.
 # Process build: the printed lines are valid shell; run as printed (with the real path of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: in a pipeline of three stages, the middle worker dies with restart = off and
 # stays down. The stage before it stops sending into its ring and counts what it would have
 # sent as worker_down, as the I/O lcore does for a worker down for good; not as ring_full,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: a worker killed while it fills its mempool cache from the pool's ring, before
 # a receive call (common/shm/pool.c, mpe_pool_fill), leaves neither the ring stuck nor an mbuf lost
 # or doubled: the primary finishes the dequeue for it. gdb watches the worker's hand in shared

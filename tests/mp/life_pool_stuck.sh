@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: a worker killed inside a dequeue from the mbuf pool's ring, between moving the
 # ring's head and its tail, leaves every later user of the pool spinning for ever. The primary
 # must not be one of them: it sees the ring stuck before it recovers anything, says so, kills

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: two workers dead inside enqueues to the mbuf pool's ring at once, the later
 # reservation behind the earlier one's slots. Whichever is recovered first finishes the
 # other's recorded slots first, then its own, and only then puts back what the puts still

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: a worker that keeps dying is respawned restart_max times within the window,
 # then left down for good: the engine says so, goes on with the other worker, and the
 # distributor counts what it would have sent to the dead one (worker_down).

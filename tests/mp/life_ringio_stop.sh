@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: mpe-ringio stopped (SIGINT) while it waits for room in a full queue counts
 # only the packets it put into the queue, and frees the one it held. The rss worker that
 # polls the queue is SIGSTOPped, so that the queue fills; once it runs again, the engine has

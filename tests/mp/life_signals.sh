@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Signals to the primary.
 #   A. SIGTERM stops a running engine in order: exit 0, summary printed, nothing left; the
 #      same when SIGTERM comes twice within 250 ms (one request sent twice, as GNU timeout

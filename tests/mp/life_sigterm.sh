@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: a worker that leaves on SIGTERM while the engine runs (an operator, a service
 # manager) is a death, not a clean stop: the primary says so, recovers it and respawns it, and
 # the engine keeps forwarding. Backpressure is on, so that a worker gone unnoticed would stall

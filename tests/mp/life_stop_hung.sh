@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: a worker that hangs (SIGSTOP) when the engine is asked to stop is killed by
 # the stop's own timeout, its hand recovered, and it is not respawned: the primary names it
 # failed and exits 1, and the books balance. In rss nothing drains, so the engine is still

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Process build: SIGINT while a worker is being respawned is a normal stop. The new instance
 # attaches after the stop began, refuses to run ("the engine is stopping"), and that is no
 # failure: the primary exits 0, names no failed worker and no stale cause, the books balance

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Worker lifecycle under the primary's supervision.
 # Process build:
 #   1. each worker is a child process of the primary that shows its role in ps

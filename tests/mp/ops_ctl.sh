@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tools/mpe-ctl against a running engine that has replayed a known capture once through a
 # distributor of two workers (backpressure on: every packet goes out):
 #   - every command the engine serves, human and --json, its numbers against the capture and

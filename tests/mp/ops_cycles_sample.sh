@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Cycles per packet from sampled bursts: a worker times one non-empty burst in cycles_sample,
 # and the cycles of a timed burst count for it and the untimed bursts before it. A burn stage
 # spends a known number of TSC cycles per packet, so its figure must come out at that cost

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Debug dumps: /mpe/dump (telemetry) and SIGUSR1 each write a new file in the engine's runtime
 # directory, with every section and values that agree with the running engine:
 #   - engine (build, worker count, primary pid), memzones (mpe_shared), mempools (mpe_mbufs:

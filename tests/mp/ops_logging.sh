@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Logging: the workers' log lines land in the primary's log prefixed "worker N: " (process
 # build: their stdout and stderr through a pipe the primary reads; thread build: by the lcore
 # that logs), and --log-level works as in any DPDK application, for the primary and for the

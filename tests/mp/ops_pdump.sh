@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Packet capture with DPDK's own dpdk-dumpcap: the primary serves rte_pdump requests, so a
 # capture of a running engine holds exactly the packets it received and transmitted.
 # The engine runs a pipeline on net_ring ports fed by mpe-ringio (not net_pcap: a secondary

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Live rule reload under continuous traffic: a capture replayed without end (net_pcap
 # infinite_rx) through parse, flow, acl, fwd on two distributor workers, to a net_null sink.
 # 100 reloads alternate two rules files through telemetry; then a refused file, SIGHUP, and

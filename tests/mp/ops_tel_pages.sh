@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # /mpe/workers in pages. DPDK's telemetry drops, without a word, the entries that do not fit
 # its reply (16 KiB in 22.11), so the engine sends a few workers a reply and says where the
 # next page starts. An engine of 10 workers on net_null:

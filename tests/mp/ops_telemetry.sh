@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The engine's telemetry commands (/mpe/info, /mpe/stats, /mpe/workers, /mpe/rings,
 # /mpe/config), read through the primary's DPDK telemetry socket with tel_client.py while a
 # looping capture runs through a distributor of two workers:

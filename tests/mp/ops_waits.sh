@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Who waits for whom, from telemetry: the I/O lcore's polls, full_polls and wait_cycles
 # (/mpe/stats io), each worker's polls, bursts and wait_cycles (/mpe/workers), in TSC cycles
 # of /mpe/info's tsc_hz. Three engines, one worker behind a distributor:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Reads a pcapng capture (what dpdk-dumpcap writes), standard library only.
 
 Usage: pcapng_split.py FILE.pcapng [OUTDIR]

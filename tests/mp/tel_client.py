@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """A minimal client of DPDK's telemetry socket (v2), standard library only.
 
 Usage: tel_client.py PREFIX COMMAND[,PARAMS]     e.g. tel_client.py mpe /mpe/workers

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """A stand-in for a DPDK telemetry server (v2), for testing mpe-ctl without an engine.
 
 Usage: tel_fake.py MODE RUNDIR PREFIX

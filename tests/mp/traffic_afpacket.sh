@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The engine on a real wire: two net_af_packet ports bound to veth ends in the root namespace;
 # their peers live in a network namespace of the test, where tcpreplay sends a capture and
 # tcpdump records what comes out of the other side.

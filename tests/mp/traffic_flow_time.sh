@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The flow stage's clock is fresh on every burst, though a worker times only one burst in
 # cycles_sample: with slow bursts (a burn stage) and a long sample, an untimed burst that saw
 # the last timed burst's time would stamp its flows seconds in the past, and the next timed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Forwarding end to end on two net_pcap ports, both directions:
 #   in0.pcap -> port 0 -> workers -> port 1 -> out1.pcap
 #   in1.pcap -> port 1 -> workers -> port 0 -> out0.pcap

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The inspection stages end to end: parse, flow, acl (with a rules file) and fwd, a mirror
 # port, on two net_pcap ports plus a transmit-only mirror port.
 #   in0.pcap (good frames + malformed ones) -> port 0 -> workers -> port 1 -> out1.pcap

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The distributor keeps a flow on one worker when only one of its directions carries IPv6
 # extension headers: port 0's capture holds the requests of CONNS IPv6 TCP connections behind
 # a hop-by-hop header, port 1's the replies without one. With parse and flow on 2 workers the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Worker processes and net_pcap ports: DPDK 22.11's pcap driver probes the ports again in
 # every secondary process from a copy of the primary's arguments cut at 63 characters, and
 # re-opens the tx_pcap files (truncating them). Checks that workers neither crash on cut

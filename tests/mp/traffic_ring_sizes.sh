@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Ring lengths and the pool size, from where the lcores run. With ring_size left out, a ring
 # into a lcore that shares its CPU with another polling lcore holds 8192 packets and every
 # other ring 1024, and the pool grows to fill them when mbufs is left out too; a ring_size

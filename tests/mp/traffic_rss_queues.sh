@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Shape rss with the workers on queues of their choice ([worker N] queue): on net_null, whose
 # RSS redirection table the engine can set and read back, workers on queues 3 and 6 of ports
 # with 7 queues. The table read back must send nothing to the five queues no worker polls,

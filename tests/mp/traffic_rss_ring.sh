@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The rss shape end to end on net_ring: each worker polls its own queue of every port.
 # mpe-ringio plays the NIC: it spreads a capture over port 0's queues by the symmetric flow
 # hash and collects what the workers send out of port 1 (rx = off: only transmitted to).

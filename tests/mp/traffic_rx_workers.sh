@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # rx = workers: a pipeline whose first worker polls the ports itself (no ring from the I/O
 # lcore). On net_ring, mpe-ringio plays the NIC: it feeds port 0's one queue and collects from
 # every transmit queue of port 1. With tx = workers too, no I/O lcore runs at all.

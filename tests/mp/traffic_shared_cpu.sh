@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # An I/O lcore that shares its CPU with a worker: a looping capture (the I/O lcore never runs
 # out of packets to receive) into a pipeline whose second worker runs on the I/O lcore's CPU
 # and is slow (burn). That worker runs only when the I/O lcore gives the CPU away; the I/O

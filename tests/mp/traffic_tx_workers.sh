@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tx = workers on net_ring: the I/O lcore receives and hands out, the workers transmit on
 # queues of their own (no ring back to the I/O lcore). mpe-ringio plays the NIC: it feeds
 # port 0's one queue and collects from every transmit queue of port 1.

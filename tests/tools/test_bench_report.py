@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """mpe-bench's reading of slow runs (tools/bench/report.py), on made-up rows: which runs it
 counts slow, and the process/thread ratio over the rounds left; and its summary of the
 alternating windows."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Tests of mpe-costs: every mode in its --quick size with --json, checked for shape and sanity
 # (positive, finite, ordered where physics orders them, seed figures present), not for speed;
 # bad arguments; SIGINT/SIGTERM during a mode stop and reap everything and exit 130.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Tests of the offline pcap tools: mpe-pcapgen output and mpe-pcapcmp verdicts.
 # Usage: test_pcap_tools.sh PATH/TO/mpe-pcapgen PATH/TO/mpe-pcapcmp   (TAP-like "ok"/"not ok")
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Minimal unit-test harness shared by the tests/unit/test_*.c binaries (one translation unit each).
  * CHECK never compiles out (it does not depend on NDEBUG); a failed check prints file:line and
  * marks the running case failed. Output: "ok - name" / "not ok - name" per case, then

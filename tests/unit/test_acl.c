@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of common/inspect/acl.c: rte_acl contexts built from rule files, and their verdicts.
  * Tables of rules and flow keys (real addresses and ports, network order) with the rule each
  * key must hit; then a random rule set checked against a linear reference matcher.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of common/packet/decode.c: hand-built frames of every protocol the decoder knows, one
  * malformed frame per reason, and every valid frame cut at every length. Every frame is decoded
  * twice: as a heap copy of exactly its length (valgrind or ASan name an over-read) and copied

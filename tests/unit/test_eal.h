@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* EAL for unit tests that need DPDK memory (mempools, rte_hash, rte_acl) but no hugepages,
  * no devices and no files left behind. One per test binary. */
 #ifndef MPE_TEST_EAL_H

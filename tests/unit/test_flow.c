@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of common/inspect/flow.c: the per-worker flow table (insert, direction accounting,
  * capacity, bounded expiry, top-k, re-attach by name). Needs EAL, without hugepages or PCI;
  * timestamps are synthetic TSC values. One thread.

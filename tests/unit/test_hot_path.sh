@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The packet loops are compiled as hot code. DPDK declares rte_log() cold, and GCC's guessed
 # profile takes every path that ends in a call to it as never executed: a function whose
 # every way out logs (mpe_worker_main, mpe_io_main) then has its loop, and every static

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of common/base/parse.c: bounded whole numbers, switches and CPU lists.
  * Table-driven; each row is one named case. No EAL.
  */

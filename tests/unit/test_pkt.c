@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of common/packet/pkt.c: flow keys read from hand-built frames, and the symmetric hash.
  * Every frame handed to the code under test is a heap copy of exactly its length, so that
  * valgrind or ASan catch any read past the end. No EAL.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Returns to the pool that survive the death of the returning process (the worker's side,
  * common/worker/pool_put.c, built here with MPE_POOL_TEST; the primary's, common/shm/pool.c):
  * every free is cut short after each of its steps in turn, as a SIGKILL there would, and the

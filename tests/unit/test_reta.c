@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of primary/reta.c: the RSS redirection table the primary gives a device when
  * rss workers sit on queues of their choice, and the check of the table read back.
  * No EAL, no device: the tables are plain arrays.

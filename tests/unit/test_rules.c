@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of common/packet/rules.c: the rules file format.
  * Each case writes text to a temporary file, loads it with the messages captured, and checks
  * either the parsed rules or the exact messages ("path:line: reason", one per bad line).

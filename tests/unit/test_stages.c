@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Stages as the worker loop runs them: bursts of real mbufs in, the survivors first in their
  * order, the dropped behind them, and the mbuf fields, metadata and counters each stage owns.
  * Table-driven: each case is a burst of frames and the verdict each must get. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Inputs of one benchmark run: the looping capture, its flows, and one rule set written in
 the three syntaxes that read it (mpe, dpdk-test-acl, l3fwd --lookup=acl), plus the trace of
 the capture's flows that dpdk-test-acl classifies.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """DPDK processes of one benchmark run: start, stop, clean up, read.
 
 Every process started here runs with --no-pci (vdevs only) and a file prefix of its own

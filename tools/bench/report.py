@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What one run measured, in three files: bench.md (tables), bench.csv (every measurement,
 one row each) with summary.csv (one row per configuration and implementation), and
 bench.png (bar chart, median with min-max error bars, drawn by gnuplot).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One measurement each: the engine (either build) and every reference program.
 
 Every rate is measured the same way, whatever runs: start, wait until it forwards, let it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs "accept": Stevens' server designs (UNP vol. 1, ch. 30) over loopback - iterative
  * baseline, fork per connection, preforked, thread per connection, prethreaded - each in a
  * runner process, driven by a client of C threads in this process; connections per second

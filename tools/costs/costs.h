@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs internals shared by the experiments: options, the result rows every experiment
  * fills, host facts and limits, and the runner bookkeeping that makes every experiment
  * stoppable and leak-free. The main thread owns all of it; runners only write to a pipe.

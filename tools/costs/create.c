@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs "create": what it costs to create and reap one task, per method (pthread, fork,
  * vfork, posix_spawn, raw clone), as a function of the parent's touched memory, and back to
  * back in bulk. Runs in the main process, which has no other thread while it measures.

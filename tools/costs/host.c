@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs host facts: CPUs, kernel, THP, busy shares from /proc/stat, /proc readers, and
  * the limit checks every experiment passes before it starts anything. Main thread only,
  * except the /proc readers, which runners call in their own process.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs "memory": what N sleeping threads add to a process (VmSize, VmRSS, page tables)
  * and to the kernel (KernelStack), per thread, with the default stack and a small one. Each
  * repetition runs in a fresh runner process, so glibc's cache of old stacks cannot hide any.

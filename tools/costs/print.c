@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs "print": seed 000's experiment, N processes against N threads each printing M lines
  * with stdio to one stdout (line-buffered, as on the console of the original), here a
  * temporary file or /dev/null. Each repetition runs in a fresh runner process.

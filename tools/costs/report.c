@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs results: the row table every experiment fills, the statistics over repetitions,
  * and both renderings (human tables, one JSON object). Main thread only.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs bookkeeping of everything started: runner processes (each the leader of its own
  * process group), orphans (this tool is a child subreaper), the temporary directory, the stop
  * flag set by SIGINT/SIGTERM and the per-mode time budget. Main thread only, except g_stop.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs "sleepqps": N threads pinned to one CPU, each looping "sleep S ms, count one"; the
  * wake-ups per second that CPU delivers and how busy it gets, and the thread ceiling of the
  * host computed from its limits (never by exhausting them). Threads live in one runner.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpe-costs "switch": a one-byte pipe ping-pong between two threads and between two processes,
  * both on one CPU and across two (perf bench sched pipe's measure), a user-space context
  * switch for comparison, and a cache line bounced between two spinning threads on two CPUs
