@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* libFuzzer harness of common/packet/rules.c: every input is the text of a rules file, loaded from a
- * memfd (no file on disk) with and without an error stream. What rules.h promises is checked:
+/* libFuzzer harness of common/packet/rules.c: every input is the text of a rules file,
+ * loaded from a memfd (no file on disk) with and without an error stream. What rules.h promises is checked:
  * messages one per bad line as "path:line: reason", and rules that print back to themselves.
  */
 #include <arpa/inet.h>

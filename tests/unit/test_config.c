@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/config/ (config.c, config_check.c): every key, section and cross-check of the INI configuration.
+/* Unit tests of common/config/ (config.c, config_check.c): every key, section and
+ * cross-check of the INI configuration.
  * Each case is INI text written to a temporary file, loaded with the messages captured, and
  * compared with the expected result: success with the parsed fields, or the number of errors
  * and substrings of the messages ("file:line: key: reason"). No EAL: rte_cfgfile needs none.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of common/shm/names.c: ring and flow-table names every process derives from the configuration.
+/* Unit tests of common/shm/names.c: ring and flow-table names every process derives from
+ * the configuration.
  * No EAL: only the name strings are checked, no ring is created.
  */
 #include <errno.h>
