@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Process build: a worker killed while it fills its mempool cache from the pool's ring, before
-# a receive call (common/shm/pool.c, mpe_pool_fill), leaves neither the ring stuck nor an mbuf lost
-# or doubled: the primary finishes the dequeue for it. gdb watches the worker's hand in shared
+# a receive call (common/worker/pool_put.c, mpe_pool_fill), leaves neither the ring stuck nor
+# an mbuf lost or doubled: the primary finishes the dequeue for it. gdb watches the worker's hand in shared
 # memory and the pool ring's consumer tail, and kills the worker right after a chosen step:
 #   filling  the fill is begun, nothing taken from the ring yet: nothing to finish;
 #   recorded the ring's consumer head is moved and the slots recorded, the tail not moved:

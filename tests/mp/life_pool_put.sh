@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Process build: a worker killed while it returns mbufs to the pool (common/shm/pool.c) loses none
-# and leaves none in the pool twice; the primary finishes or undoes the return. gdb watches the
+# Process build: a worker killed while it returns mbufs to the pool (common/worker/pool_put.c)
+# loses none and leaves none in the pool twice; the primary finishes or undoes the return. gdb watches the
 # worker's hand in shared memory and kills it right after a chosen step, on the binary as
 # compiled:
 #   held     the put owns its mbufs, none returned yet: the primary puts them back;
