@@ -125,6 +125,33 @@ parse_worker_id(int argc, char **argv, int *log_fd, int *spawned)
 	return (unsigned int)id;
 }
 
+/* The thread id of the EAL's multi-process thread (rte_mp_handle), 0 when not found. */
+static pid_t
+mp_thread(void)
+{
+	char path[64], comm[32];
+	struct dirent *e;
+	pid_t tid = 0;
+	DIR *d = opendir("/proc/self/task");
+
+	while (d != NULL && tid == 0 && (e = readdir(d)) != NULL) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL && strncmp(comm, "rte_mp_handle", 13) == 0)
+			tid = (pid_t)atoi(e->d_name);
+		fclose(f);
+	}
+	if (d != NULL)
+		closedir(d);
+	return tid;
+}
+
 /* Once attached and its stages set up, before its first packet: the worker gives up what it
  * no longer needs (docs/sandbox.md), or refuses to run when the lock-down fails half way. What
  * was applied goes into its slot (telemetry, mpe-ctl) and its log. @piped: its log goes
@@ -142,6 +169,8 @@ lock_down(struct mpe_shared *shm, struct mpe_worker_slot *slot, unsigned int id,
 	int rc;
 
 	slot->status.blocked_syscall = -1;
+	if (rte_eal_iova_mode() == RTE_IOVA_PA)
+		spec.keep_admin_tid = mp_thread();
 	if (!shm->conf.sandbox) {
 		rte_strscpy(slot->status.sandbox, "off", sizeof(slot->status.sandbox));
 		MPE_LOG(NOTICE, worker, "worker %u: sandbox: off (sandbox = off in [engine])", id);
@@ -168,9 +197,11 @@ lock_down(struct mpe_shared *shm, struct mpe_worker_slot *slot, unsigned int id,
 		refuse("worker %u: sandbox: %s (sandbox = off in [engine] runs workers without "
 		       "it)", id, err);
 	}
-	MPE_LOG(INFO, worker, "worker %u: sandbox: %s, %d system calls allowed%s", id,
+	MPE_LOG(INFO, worker, "worker %u: sandbox: %s, %d system calls allowed%s%s", id,
 		slot->status.sandbox, rc, strstr(slot->status.sandbox, "landlock") != NULL ? "" :
-		"; WARNING: no Landlock in this kernel: files and TCP not restricted");
+		"; WARNING: no Landlock in this kernel: files and TCP not restricted",
+		spec.keep_admin_tid != 0 ? "; IOVA as PA: the multi-process thread keeps "
+		"CAP_SYS_ADMIN, to read the physical address of memory the primary adds later" : "");
 }
 
 /* The primary died and could not clean up: the last worker to leave removes the engine's

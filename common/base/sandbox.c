@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The worker process's sandbox (sandbox.h, docs/sandbox.md). A worker locks itself once,
  * after attaching and before its first packet, from its main thread: the other threads (the
- * EAL's interrupt and multi-process threads) are locked by a signal each, as capabilities,
+ * EAL's interrupt and multi-process threads) are locked by a signal each (SIGURG), as capabilities,
  * no_new_privs and Landlock domains are per thread; the seccomp filter is synchronised over
  * every thread by the kernel (TSYNC). The SIGSYS handler is the only code here that runs
  * later: async-signal-safe calls only.
@@ -114,6 +114,7 @@ mpe_sandbox_syscall_name(int nr, char *buf, size_t size)
 /* --- the lock of one thread: no_new_privs, Landlock, no capabilities --- */
 
 static int ruleset_fd = -1;
+static pid_t admin_tid; /* the thread that keeps CAP_SYS_ADMIN, 0: none */
 static int locked_ok, locked_bad; /* threads that answered the lock signal */
 
 static int
@@ -123,6 +124,10 @@ lock_thread(void)
 	struct __user_cap_data_struct data[2];
 
 	memset(data, 0, sizeof(data));
+	if (admin_tid != 0 && (pid_t)syscall(SYS_gettid) == admin_tid) {
+		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective = CAP_TO_MASK(CAP_SYS_ADMIN);
+		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted = CAP_TO_MASK(CAP_SYS_ADMIN);
+	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
 	if (ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, ruleset_fd, 0) < 0)
@@ -148,6 +153,11 @@ on_lock_signal(int sig)
 	errno = saved;
 }
 
+/* The signal that has each other thread lock itself: SIGURG, which nothing of a worker uses
+ * (it has no TCP socket), and which gdb passes on without stopping (a real-time signal would
+ * stop a worker started under gdb). */
+#define LOCK_SIGNAL SIGURG
+
 /* Every other thread of the process locks itself, in its signal handler. 0, or -errno. */
 static int
 lock_other_threads(char *err, size_t err_size)
@@ -166,13 +176,13 @@ lock_other_threads(char *err, size_t err_size)
 		return rc;
 	}
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGRTMIN, &sa, &old);
+	sigaction(LOCK_SIGNAL, &sa, &old);
 	while ((e = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(e->d_name);
 
 		if (tid <= 0 || tid == self)
 			continue;
-		if (syscall(SYS_tgkill, pid, tid, SIGRTMIN) == 0)
+		if (syscall(SYS_tgkill, pid, tid, LOCK_SIGNAL) == 0)
 			sent++;
 	}
 	closedir(d);
@@ -189,7 +199,7 @@ lock_other_threads(char *err, size_t err_size)
 			 sent - locked_ok, sent);
 		rc = -EPERM;
 	}
-	sigaction(SIGRTMIN, &old, NULL);
+	sigaction(LOCK_SIGNAL, &old, NULL);
 	return rc;
 }
 
@@ -431,6 +441,7 @@ mpe_sandbox_apply(const struct mpe_sandbox_spec *spec, char *applied, size_t app
 
 	applied[0] = '\0';
 	self_pid = getpid();
+	admin_tid = spec->keep_admin_tid;
 	blocked_at = spec->blocked_syscall;
 	if (blocked_at != NULL)
 		*blocked_at = -1;
@@ -461,9 +472,10 @@ mpe_sandbox_apply(const struct mpe_sandbox_spec *spec, char *applied, size_t app
 	if (rc < 0)
 		return rc;
 	if (abi > 0)
-		snprintf(applied, applied_size, "seccomp,landlock%d,%snnp", abi,
-			 caps ? "caps," : "");
+		snprintf(applied, applied_size, "seccomp,landlock%d,%snnp%s", abi,
+			 caps ? "caps," : "", admin_tid != 0 ? ",mpadmin" : "");
 	else
-		snprintf(applied, applied_size, "seccomp,%snnp", caps ? "caps," : "");
+		snprintf(applied, applied_size, "seccomp,%snnp%s", caps ? "caps," : "",
+			 admin_tid != 0 ? ",mpadmin" : "");
 	return nb;
 }

@@ -39,11 +39,15 @@ struct mpe_sandbox_spec {
 	/* Where a SIGSYS from the filter writes the number of the call it refused (the
 	 * worker's slot in shared memory), before the process kills itself with SIGSYS. */
 	volatile int32_t *blocked_syscall;
+	/* Thread id that keeps CAP_SYS_ADMIN, 0: none. With IOVA as PA, the EAL's multi-process
+	 * thread maps memory the primary adds later and reads its physical address from
+	 * /proc/self/pagemap, which shows it only to a reader with CAP_SYS_ADMIN. */
+	pid_t keep_admin_tid;
 };
 
 /* Lock the calling process down (every thread): no_new_privs, capabilities, Landlock where
  * the kernel has it, then the seccomp allowlist. Writes what was applied into @applied
- * ("seccomp,landlock7,caps,nnp"). Returns the number of system calls the filter allows, or
+ * ("seccomp,landlock7,caps,nnp", and ",mpadmin" when keep_admin_tid kept CAP_SYS_ADMIN). Returns the number of system calls the filter allows, or
  * -errno with the reason in @err: seccomp could not be loaded, or a thread could not be
  * locked (a process left half locked must not run: the caller refuses to run). A kernel
  * without Landlock is no error: @applied lacks "landlock". */

@@ -127,7 +127,7 @@ struct mpe_worker_status {
 	volatile uint64_t heartbeat; /* bumped every poll, and while waiting on a full ring */
 	char error[96];		     /* why it refused to start or how it ended */
 	/* What its sandbox applied ("seccomp,landlock7,caps,nnp", "off"), before it polls */
-	char sandbox[32];
+	char sandbox[48];
 	/* The system call its seccomp filter refused, written by its SIGSYS handler just before
 	 * it kills itself; -1: none */
 	volatile int32_t blocked_syscall;
