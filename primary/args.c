@@ -15,7 +15,9 @@
 #include "args.h"
 #include "config.h"
 #include "context.h"
+#include "launch.h"
 #include "parse.h"
+#include "sandbox.h"
 
 static void
 usage(const char *prog)
@@ -263,11 +265,52 @@ mpe_args_check_eal(int argc, char **argv)
 	return rc < 0 ? rc : 0;
 }
 
+/* The workers' sandbox against what this kernel offers (docs/sandbox.md). `sandbox = on` given
+ * on a kernel without seccomp filters is refused at its line; left to its default there, the
+ * sandbox is off, with a notice. No Landlock: a warning, and the rest of the sandbox. The
+ * thread build has no worker process to lock: it says so. --check says what the kernel has. */
+static int
+check_sandbox(const struct mpe_args *a, struct mpe_conf *conf)
+{
+	struct mpe_sandbox_support s;
+	char kernel[128];
+
+	mpe_sandbox_probe(&s);
+	mpe_sandbox_describe(&s, kernel, sizeof(kernel));
+	if (mpe_launch_model_id != 0) {
+		if (a->check)
+			printf("sandbox: not applicable in the thread build (the workers are threads "
+			       "of the primary); this kernel: %s\n", kernel);
+		return 0;
+	}
+	if (conf->sandbox && !s.seccomp) {
+		if (conf->sandbox_line > 0) {
+			fprintf(stderr, "%s:%d: sandbox: on, but this kernel has no seccomp filters "
+				"(%s): set sandbox = off\n", a->config, conf->sandbox_line, kernel);
+			return -ENOTSUP;
+		}
+		fprintf(stderr, "mpe-primary: sandbox: off: this kernel has no seccomp filters "
+			"(%s)\n", kernel);
+		conf->sandbox = 0;
+	}
+	if (conf->sandbox && s.landlock_abi == 0)
+		fprintf(stderr, "mpe-primary: warning: sandbox: this kernel has no Landlock: the "
+			"workers' files and TCP are not restricted, the rest of the sandbox is "
+			"applied\n");
+	if (a->check)
+		printf("sandbox: %s; this kernel: %s\n", !conf->sandbox ? "off" :
+		       s.landlock_abi > 0 ? "on: no_new_privs, no capabilities, Landlock, seccomp" :
+		       "on: no_new_privs, no capabilities, seccomp (no Landlock)", kernel);
+	return 0;
+}
+
 int
 mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf)
 {
 	int rc = mpe_config_load(a->config, conf, stderr);
 
+	if (rc == 0 && check_sandbox(a, conf) < 0)
+		rc = -1;
 	if (rc < 0) {
 		fprintf(stderr, "%s: %d error%s\n", a->config, -rc, rc == -1 ? "" : "s");
 		return rc;

@@ -24,6 +24,7 @@
 #include "launch.h"
 #include "log.h"
 #include "recover.h"
+#include "sandbox.h"
 #include "supervise.h"
 #include "worker.h"
 #include "worker_log.h"
@@ -201,6 +202,8 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 	/* the new instance's refusals and end must not be read with the last one's words; the
 	 * one instance that attaches claims the slot by its pid */
 	slot->status.error[0] = '\0';
+	slot->status.sandbox[0] = '\0';
+	slot->status.blocked_syscall = -1;
 	slot->status.pid = p->no_spawn ? 0 : MPE_PID_SPAWNING;
 	rte_wmb();
 	slot->status.state = MPE_WORKER_STARTING;
@@ -399,6 +402,26 @@ asked_to_stop(const struct mpe_primary *p, unsigned int id)
 	return p->shm->workers[id].ctl.stop || p->shm->run_state >= MPE_RUN_DRAIN;
 }
 
+/* A worker killed by SIGSYS: its seccomp filter refused a system call, whose number its SIGSYS
+ * handler left in its slot (none: a SIGSYS from elsewhere, or a filter that killed it before
+ * the handler ran). Counted; recovered as any death. */
+static void
+sandbox_kill(struct mpe_worker_slot *slot, int pid, char *cause, size_t size)
+{
+	int nr = slot->status.blocked_syscall;
+	char name[32];
+
+	slot->ctl.sandbox_kills++;
+	if (nr < 0) {
+		snprintf(cause, size, "pid %d killed by signal %d (%s)", pid, SIGSYS,
+			 strsignal(SIGSYS));
+		return;
+	}
+	mpe_sandbox_syscall_name(nr, name, sizeof(name));
+	snprintf(cause, size, "pid %d killed by its sandbox (SIGSYS): system call %d (%s)", pid,
+		 nr, name);
+}
+
 static void
 record_end(struct mpe_primary *p, unsigned int id, int status)
 {
@@ -417,6 +440,8 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 	if (WIFEXITED(status))
 		snprintf(cause, size, "pid %d exited with status %d%s%s", (int)p->pids[id],
 			 WEXITSTATUS(status), said[0] ? ": " : "", said);
+	else if (sig == SIGSYS)
+		sandbox_kill(slot, (int)p->pids[id], cause, size);
 	else if ((sig == SIGTERM || sig == SIGINT) && said[0] != '\0')
 		snprintf(cause, size, "pid %d %s", (int)p->pids[id], said); /* its own words */
 	else if (sig != 0)

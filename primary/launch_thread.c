@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <rte_lcore.h>
+#include <rte_string_fns.h>
 #include <rte_malloc.h>
 
 #include "context.h"
@@ -42,6 +43,9 @@ mpe_launch_check(struct mpe_primary *p)
 	MPE_LOG(NOTICE, engine, "thread build: workers are threads of this process, and one that "
 		"crashes takes the whole engine down (the process build isolates and respawns "
 		"them)");
+	if (conf->sandbox)
+		MPE_LOG(NOTICE, engine, "sandbox: not applicable in the thread build: the workers "
+			"share this process, which keeps what the primary needs (docs/sandbox.md)");
 	for (i = 0; i < conf->nb_workers; i++) {
 		unsigned int lc = conf->workers[i].lcore;
 
@@ -109,6 +113,8 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 		return rc;
 	}
 	slot->status.pid = getpid();
+	rte_strscpy(slot->status.sandbox, "n/a (thread)", sizeof(slot->status.sandbox));
+	slot->status.blocked_syscall = -1;
 	slot->status.state = MPE_WORKER_READY;
 	rc = rte_eal_remote_launch(run_worker, w, lc);
 	if (rc != 0) {

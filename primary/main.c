@@ -126,6 +126,9 @@ main(int argc, char **argv)
 	MPE_LOG(INFO, engine, "mpe %s, %s build, shape %s, %u workers, config %s",
 		MPE_BUILD_ID, mpe_launch_model, mpe_config_shape_name(conf->shape),
 		conf->nb_workers, a.config);
+	if (conf->sandbox && mpe_launch_model_id == 0)
+		MPE_LOG(INFO, engine, "sandbox: on: each worker process locks itself down once "
+			"attached and says what it applied (sandbox = off in [engine] to disable)");
 
 	rc = mpe_objects_create(p, conf);
 	if (rc == 0)

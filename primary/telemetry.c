@@ -304,12 +304,15 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	const struct mpe_worker_slot *slot = &shm->workers[id];
 	const struct mpe_worker_conf *wc = &shm->conf.workers[id];
 	const struct mpe_counters *cnt = MPE_SHM_WORKER_CNT(shm, id);
-	char cause[sizeof(slot->ctl.last_cause)];
+	char cause[sizeof(slot->ctl.last_cause)], sandbox[sizeof(slot->status.sandbox)];
 	uint64_t beat, age;
 
 	/* the primary may rewrite the cause while we read it: copy, then terminate */
 	memcpy(cause, slot->ctl.last_cause, sizeof(cause));
 	cause[sizeof(cause) - 1] = '\0';
+	/* and a new instance its sandbox */
+	memcpy(sandbox, slot->status.sandbox, sizeof(sandbox));
+	sandbox[sizeof(sandbox) - 1] = '\0';
 	age = heartbeat_age_ms(id, slot, shm->tsc_hz, &beat);
 	rte_tel_data_add_dict_int(w, "pid", slot->status.pid);
 	rte_tel_data_add_dict_u64(w, "lcore", wc->lcore);
@@ -332,6 +335,9 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	rte_tel_data_add_dict_u64(w, "last_recover_ms", slot->ctl.last_recover_us / 1000);
 	rte_tel_data_add_dict_int(w, "down", slot->ctl.down != 0);
 	rte_tel_data_add_dict_int(w, "dead", slot->ctl.dead != 0);
+	/* what its sandbox applied ("" while it attaches), and how often it killed it */
+	rte_tel_data_add_dict_string(w, "sandbox", sandbox);
+	rte_tel_data_add_dict_u64(w, "sandbox_kills", slot->ctl.sandbox_kills);
 	rte_tel_data_add_dict_u64(w, "cycles_per_packet",
 				  per_packet(cnt->cycles, cnt->rx));
 	/* the cycles above and the stages' are timed on one non-empty burst in this many */

@@ -31,6 +31,7 @@
 #include "log_pipe.h"
 #include "parse.h"
 #include "runtime.h"
+#include "sandbox.h"
 #include "shm_ops.h"
 #include "stage.h"
 #include "worker.h"
@@ -122,6 +123,85 @@ parse_worker_id(int argc, char **argv, int *log_fd, int *spawned)
 	if (id == UINT64_MAX)
 		refuse("no worker number: give -- --worker N");
 	return (unsigned int)id;
+}
+
+/* The thread id of the EAL's multi-process thread (rte_mp_handle), 0 when not found. */
+static pid_t
+mp_thread(void)
+{
+	char path[64], comm[32];
+	struct dirent *e;
+	pid_t tid = 0;
+	DIR *d = opendir("/proc/self/task");
+
+	while (d != NULL && tid == 0 && (e = readdir(d)) != NULL) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL && strncmp(comm, "rte_mp_handle", 13) == 0)
+			tid = (pid_t)atoi(e->d_name);
+		fclose(f);
+	}
+	if (d != NULL)
+		closedir(d);
+	return tid;
+}
+
+/* Once attached and its stages set up, before its first packet: the worker gives up what it
+ * no longer needs (docs/sandbox.md), or refuses to run when the lock-down fails half way. What
+ * was applied goes into its slot (telemetry, mpe-ctl) and its log. @piped: its log goes
+ * through the primary's pipe; else the EAL's own log stream, which writes to stdout and to
+ * syslog (a socket the filter refuses to open again), is replaced by stdout alone. */
+static void
+lock_down(struct mpe_shared *shm, struct mpe_worker_slot *slot, unsigned int id, int piped)
+{
+	struct mpe_sandbox_spec spec = {
+		.runtime_dir = rte_eal_get_runtime_dir(),
+		.primary_pid = shm->primary_pid,
+		.blocked_syscall = &slot->status.blocked_syscall,
+	};
+	char err[160];
+	int rc;
+
+	slot->status.blocked_syscall = -1;
+	if (rte_eal_iova_mode() == RTE_IOVA_PA)
+		spec.keep_admin_tid = mp_thread();
+	if (!shm->conf.sandbox) {
+		rte_strscpy(slot->status.sandbox, "off", sizeof(slot->status.sandbox));
+		MPE_LOG(NOTICE, worker, "worker %u: sandbox: off (sandbox = off in [engine])", id);
+		return;
+	}
+	if (!piped) {
+		/* a stream of its own: stdout's buffering was settled by its first use */
+		int fd = dup(STDOUT_FILENO);
+		FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+		fflush(stdout);
+		if (out != NULL) {
+			setvbuf(out, NULL, _IOLBF, 0);
+			rte_openlog_stream(out);
+		} else {
+			rte_openlog_stream(stderr);
+		}
+	}
+	rc = mpe_sandbox_apply(&spec, slot->status.sandbox, sizeof(slot->status.sandbox), err,
+			       sizeof(err));
+	if (rc < 0) {
+		snprintf(slot->status.error, sizeof(slot->status.error), "sandbox: %s", err);
+		slot->status.state = MPE_WORKER_FAILED;
+		refuse("worker %u: sandbox: %s (sandbox = off in [engine] runs workers without "
+		       "it)", id, err);
+	}
+	MPE_LOG(INFO, worker, "worker %u: sandbox: %s, %d system calls allowed%s%s", id,
+		slot->status.sandbox, rc, strstr(slot->status.sandbox, "landlock") != NULL ? "" :
+		"; WARNING: no Landlock in this kernel: files and TCP not restricted",
+		spec.keep_admin_tid != 0 ? "; IOVA as PA: the multi-process thread keeps "
+		"CAP_SYS_ADMIN, to read the physical address of memory the primary adds later" : "");
 }
 
 /* The primary died and could not clean up: the last worker to leave removes the engine's
@@ -224,7 +304,7 @@ main(int argc, char **argv)
 	char err[160], stages[96] = "";
 	unsigned int id, lcore, s;
 	size_t off = 0;
-	int rc, ret = EXIT_SUCCESS, log_fd = -1, spawned = 0, sig;
+	int rc, ret = EXIT_SUCCESS, log_fd = -1, spawned = 0, sig, piped = 0;
 
 	setproctitle_init(argc, argv, environ);
 	signal(SIGINT, on_signal);
@@ -256,6 +336,7 @@ main(int argc, char **argv)
 	id = parse_worker_id(argc, argv, &log_fd, &spawned);
 	if (log_fd >= 0) {
 		rc = mpe_log_pipe_init(id, log_fd);
+		piped = rc == 0;
 		if (rc < 0)
 			fprintf(stderr, "mpe-secondary: worker %u: log stream: %s\n", id,
 				strerror(-rc));
@@ -306,6 +387,7 @@ main(int argc, char **argv)
 	setproctitle("-mpe-worker %u [%s] lcore %u", id, stages, lcore);
 	snprintf(err, sizeof(err), "mpe-worker %u", id);
 	pthread_setname_np(pthread_self(), err);
+	lock_down(shm, slot, id, piped);
 	slot->status.state = MPE_WORKER_READY;
 
 	rc = mpe_worker_main(w);

@@ -48,9 +48,9 @@ build_or_exit() {
 for model in process thread; do
 	dir=build-$model
 	if [ -f "$dir/build.ninja" ]; then
-		meson configure "$dir" -Dworker_model=$model -Ddebug=true > /dev/null || exit 1
+		meson configure "$dir" -Dworker_model=$model -Ddebug=true -Dtest_stages=true > /dev/null || exit 1
 	else
-		meson setup "$dir" -Dworker_model=$model -Ddebug=true > /dev/null || exit 1
+		meson setup "$dir" -Dworker_model=$model -Ddebug=true -Dtest_stages=true > /dev/null || exit 1
 	fi
 	build_or_exit "$dir" "$model"
 	echo "=== $model build"

@@ -117,6 +117,9 @@ static const struct key_def keys[] = {
 	    "who transmits: io (the I/O lcore) or workers (each on a queue of its own)"),
 	ENG("rx", T_TXMODE, 0, 1, 0, rx_workers,
 	    "who polls the ports in a pipeline: io (the I/O lcore) or workers (the first one)"),
+	ENG("sandbox", T_BOOL, 0, 1, 1, sandbox,
+	    "each worker process locks itself down once attached: seccomp, Landlock, no "
+	    "capabilities (process build)"),
 	ENG("mirror_port", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, mirror_port,
 	    "port that gets a copy of every packet a mirror rule matches"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
@@ -584,6 +587,7 @@ mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 		load_section(p, cfg, names[i], conf, seen_port, seen_worker);
 	free(names);
 	rte_cfgfile_close(cfg);
+	conf->sandbox_line = loc_line(p, "engine", "sandbox");
 	mpe_config_check(p, conf, seen_port, seen_worker);
 out:
 	rc = p->errors;
@@ -613,9 +617,10 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 	if (c->rules[0] != '\0')
 		fprintf(out, "rules = %s\n", c->rules);
 	fprintf(out, "default_action = %s\nflow_capacity = %u\nflow_timeout_ms = %u\n"
-		"flow_full = %s\ntx = %s\nrx = %s\n", c->default_drop ? "drop" : "allow",
-		c->flow_capacity, c->flow_timeout_ms, c->flow_full_pass ? "pass" : "drop",
-		c->tx_workers ? "workers" : "io", c->rx_workers ? "workers" : "io");
+		"flow_full = %s\ntx = %s\nrx = %s\nsandbox = %s\n",
+		c->default_drop ? "drop" : "allow", c->flow_capacity, c->flow_timeout_ms,
+		c->flow_full_pass ? "pass" : "drop", c->tx_workers ? "workers" : "io",
+		c->rx_workers ? "workers" : "io", c->sandbox ? "on" : "off");
 	if (c->mirror_port != MPE_PORT_NONE)
 		fprintf(out, "mirror_port = %u\n", c->mirror_port);
 	for (i = 0; i < c->nb_ports; i++) {

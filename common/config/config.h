@@ -105,6 +105,8 @@ struct mpe_conf {
 	uint16_t mirror_port;	    /* MPE_PORT_NONE, or where copies of mirror rules' hits go */
 	uint32_t tx_workers;	    /* 1: workers transmit on queues of their own (tx = workers) */
 	uint32_t rx_workers;	    /* 1: a pipeline's first worker polls the ports (rx = workers) */
+	uint32_t sandbox;	    /* 1: each worker process locks itself down (docs/sandbox.md) */
+	int sandbox_line;	    /* where `sandbox` was given, 0: left to its default */
 	uint16_t nb_ports;
 	uint16_t nb_workers;
 	struct mpe_port_conf ports[MPE_MAX_PORTS];

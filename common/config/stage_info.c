@@ -7,6 +7,9 @@
 #include <rte_common.h>
 
 #include "stage_info.h"
+/* MPE_TEST_STAGES, 1 or 0: whether test-only stages may be named (meson writes it from the
+ * test_stages option) */
+#include "test_stages.h"
 
 static const struct mpe_stage_info catalogue[MPE_STAGE_MAX] = {
 	[MPE_STAGE_FWD] = {
@@ -42,7 +45,21 @@ static const struct mpe_stage_info catalogue[MPE_STAGE_MAX] = {
 		.name = "burn",
 		.help = "spend burn_cycles TSC cycles on each packet (emulates heavier work)",
 	},
+	[MPE_STAGE_HOSTILE] = {
+		.name = "hostile",
+		.help = "tests only: on a trigger packet, attempt what an attacker who owns the "
+			"worker would (docs/sandbox.md)",
+		.test_only = 1,
+	},
 };
+
+/* Test-only stages are named only in a test build; --help-config and messages never list
+ * them. */
+static int
+nameable(unsigned int i)
+{
+	return !catalogue[i].test_only || MPE_TEST_STAGES;
+}
 
 int
 mpe_stage_find(const char *name, size_t len)
@@ -50,7 +67,8 @@ mpe_stage_find(const char *name, size_t len)
 	unsigned int i;
 
 	for (i = 0; i < RTE_DIM(catalogue); i++)
-		if (strlen(catalogue[i].name) == len && strncmp(catalogue[i].name, name, len) == 0)
+		if (nameable(i) && strlen(catalogue[i].name) == len &&
+		    strncmp(catalogue[i].name, name, len) == 0)
 			return (int)i;
 	return -ENOENT;
 }
@@ -82,7 +100,8 @@ mpe_stage_list(void)
 	if (list[0] != '\0')
 		return list;
 	for (i = 0; i < RTE_DIM(catalogue) && off < sizeof(list); i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
-					catalogue[i].name);
+		if (!catalogue[i].test_only)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+						off ? ", " : "", catalogue[i].name);
 	return list;
 }

@@ -17,6 +17,9 @@ enum mpe_stage_id {
 	MPE_STAGE_FLOW,
 	MPE_STAGE_ACL,
 	MPE_STAGE_BURN,
+	/* test-only stages (test_only below): found by name only in a build with
+	 * -Dtest_stages=true */
+	MPE_STAGE_HOSTILE,
 	MPE_STAGE_MAX,
 };
 
@@ -34,15 +37,18 @@ struct mpe_stage_info {
 	uint8_t needs;	       /* MPE_STAGE_* */
 	uint8_t reads_headers; /* reads the packet's headers: the worker prefetches them ahead */
 	uint8_t reads_time;    /* reads the burst's TSC: the worker sets it on every burst */
+	uint8_t test_only;     /* attacks or crashes its worker: tests only (-Dtest_stages) */
 };
 
-/* Id of the stage called @name (length @len), or -ENOENT. */
+/* Id of the stage called @name (length @len), or -ENOENT; a test-only stage only in a build
+ * with -Dtest_stages=true. */
 int mpe_stage_find(const char *name, size_t len);
 /* The catalogue's entry @id, or NULL past the end. */
 const struct mpe_stage_info *mpe_stage_info(unsigned int id);
 /* The first stage that gives @what (MPE_STAGE_*), or NULL: for messages. */
 const struct mpe_stage_info *mpe_stage_giver(uint8_t what);
-/* "fwd, flowhash, ...": the known names, for messages. */
+/* "fwd, flowhash, ...": the known names, for messages and --help-config; never the test-only
+ * stages, so that what the binary prints is the same in test builds. */
 const char *mpe_stage_list(void);
 
 #endif

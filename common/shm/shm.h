@@ -32,7 +32,7 @@
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 12
+#define MPE_SHM_LAYOUT_VERSION 13
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -126,6 +126,11 @@ struct mpe_worker_status {
 	uint32_t lcore;
 	volatile uint64_t heartbeat; /* bumped every poll, and while waiting on a full ring */
 	char error[96];		     /* why it refused to start or how it ended */
+	/* What its sandbox applied ("seccomp,landlock7,caps,nnp", "off"), before it polls */
+	char sandbox[48];
+	/* The system call its seccomp filter refused, written by its SIGSYS handler just before
+	 * it kills itself; -1: none */
+	volatile int32_t blocked_syscall;
 } __rte_cache_aligned;
 
 /* What the inspection stages of one worker counted: the worker is the only writer. */
@@ -148,6 +153,7 @@ struct mpe_worker_ctl {
 	uint64_t last_recover_us; /* from death noticed to the new worker ready */
 	uint64_t lost;		  /* mbufs reclaimed from its hands when it died */
 	uint64_t in_doubt;	  /* packets it gave a device call it died in: fate unknown */
+	uint32_t sandbox_kills;	  /* instances its sandbox killed (SIGSYS) */
 	char last_cause[96];	  /* how the last instance ended */
 } __rte_cache_aligned;
 

@@ -45,7 +45,8 @@ tel() { python3 "$CLIENT" "$PREFIX" "$1" > "$2" 2> "$2.err"; }
 JTEST_DEFS=$(cat <<'EOF'
 KEYS = ["pid", "lcore", "state", "heartbeat", "heartbeat_age_ms", "rx", "tx", "polls",
         "bursts", "wait_cycles", "drops", "restarts", "lost", "in_doubt", "last_cause",
-        "last_recover_ms", "down", "dead", "cycles_per_packet", "cycles_sample", "stages"]
+        "last_recover_ms", "down", "dead", "sandbox", "sandbox_kills", "cycles_per_packet",
+        "cycles_sample", "stages"]
 def whole(w):
     return isinstance(w, dict) and all(k in w for k in KEYS)
 EOF

@@ -126,8 +126,12 @@ check "/mpe/workers: workers 0 and 1, each with every key and type" jtest "$t.w"
 	heartbeat_age_ms=int, rx=int, tx=int, polls=int, bursts=int, wait_cycles=int, drops=dict,
 	restarts=int, lost=int, in_doubt=int,
 	last_cause=str,
-	last_recover_ms=int, down=int, dead=int, cycles_per_packet=int, stages=dict)
+	last_recover_ms=int, down=int, dead=int, sandbox=str, sandbox_kills=int,
+	cycles_per_packet=int, stages=dict)
 	and drops_ok(w["drops"]) for w in v.values())'
+check "/mpe/workers: each worker's sandbox says what it applied ($MODEL build)" jtest "$t.w" \
+	"all(w['sandbox'].startswith('seccomp,') if '$MODEL' == 'process'
+	else w['sandbox'] == 'n/a (thread)' for w in v.values())"
 check "/mpe/workers: stage fwd of each worker with packets and cycles_per_packet" jtest "$t.w" \
 	'all(list(w["stages"]) == ["fwd"] and has(w["stages"]["fwd"], packets=int,
 	cycles_per_packet=int) for w in v.values())'

@@ -643,6 +643,21 @@ check_mbufs_5056(const struct mpe_conf *c)
 	CHECK(c->mbufs == 5056, "mbufs %u", c->mbufs);
 }
 
+/* sandbox: on by default (line 0: not given); off where the file says, with its line */
+static void
+check_sandbox_default(const struct mpe_conf *c)
+{
+	CHECK(c->sandbox == 1 && c->sandbox_line == 0, "sandbox %u, line %d", c->sandbox,
+	      c->sandbox_line);
+}
+
+static void
+check_sandbox_off(const struct mpe_conf *c)
+{
+	CHECK(c->sandbox == 0 && c->sandbox_line == 2, "sandbox %u, line %d", c->sandbox,
+	      c->sandbox_line);
+}
+
 #define W(n, l) "[worker " #n "]\nlcore = " #l "\n"
 
 static const struct cfg_case cases[] = {
@@ -690,6 +705,14 @@ static const struct cfg_case cases[] = {
 	 "[engine]\ntx = workers\nmbufs = 32767\n" P0 P1 W(0, 2) W(1, 3) "queue = 4\n", 0, {NULL},
 	 check_pipe_tx_queue},
 	{"every key of every section is stored", EVERY_KEY, 0, {NULL}, check_every_key},
+	{"sandbox: on by default", P0 W0, 0, {NULL}, check_sandbox_default},
+	{"sandbox = off is stored with its line", "[engine]\nsandbox = off\n" P0 W0, 0, {NULL},
+	 check_sandbox_off},
+	{"sandbox: not on/off", "[engine]\nsandbox = maybe\n" P0 W0, 1,
+	 {"@:2: sandbox: 'maybe' is not on/off"}, NULL},
+	{"the test-only stage is never listed among the known ones",
+	 P0 "[worker 0]\nlcore = 2\nstages = nosuch\n", 1,
+	 {"(known: fwd, flowhash, parse, flow, acl, burn)"}, NULL},
 	{"';' comments, blank lines, indentation and spaces around '=' are ignored",
 	 "; engine settings\n\n[engine]\n   burst   =   64   ; per burst\n\n"
 	 "[ port 0 ]\n\tdevice=net_null0\n" W0 "; end\n",
@@ -1279,7 +1302,7 @@ dump_loads_back(const char *ini)
 		      a.tx_desc == b.tx_desc && a.io_lcore == b.io_lcore &&
 		      a.backpressure == b.backpressure &&
 		      a.ready_timeout_ms == b.ready_timeout_ms &&
-		      a.drain_timeout_ms == b.drain_timeout_ms,
+		      a.drain_timeout_ms == b.drain_timeout_ms && a.sandbox == b.sandbox,
 	      "engine section differs");
 	CHECK(a.nb_ports == b.nb_ports && a.nb_workers == b.nb_workers, "counts differ");
 	for (i = 0; i < a.nb_ports; i++) {

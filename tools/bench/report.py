@@ -198,6 +198,12 @@ def pool_pair(model):
     return "%s: mbufs given/default" % model
 
 
+# one configuration with the workers' sandbox on (its default) against itself with sandbox =
+# off, in the process build (the thread build has no sandbox), in alternating windows: the
+# rate with the sandbox over that without, rows under the configuration
+SANDBOX_PAIR = "process: sandbox on/off"
+
+
 # how often an engine's threads must give up their CPU, a second, in both builds, for its
 # configuration to run again with ring_size given: a lcore on a CPU of its own is taken off
 # it a few hundred times a second at most (timer ticks, the host's own work); one that shares
@@ -631,6 +637,7 @@ def markdown(s, cases, refs, meta):
     L += scaling_text(s, cases, meta.get("scaling", []), meta.get("alt_rows", []), meta)
     L += ref_side_text(s, cases, meta.get("ref_side", []), meta.get("alt_rows", []), meta)
     L += pool_text(cases, meta.get("pool_side", []), meta.get("alt_rows", []), meta)
+    L += sandbox_text(cases, meta.get("sandbox_side", []), meta.get("alt_rows", []), meta)
     fs = [c for c in cases if c.get("fs")]
     if fs:
         L.append("## False sharing: per-worker counters on shared cache lines")
@@ -991,6 +998,33 @@ def pool_text(cases, names, alt_rows, meta):
               "the rate with mbufs given over the rate with the default pool, the median over "
               "the starts, and in brackets each start's median window ratio." % (
                   DEFAULT_MBUFS, _starts_text(meta)), ""]
+    return L
+
+
+def sandbox_text(cases, names, alt_rows, meta):
+    """Sandbox on against off, side by side: for each configuration of @names that ran against
+    itself with sandbox = off (@alt_rows, pair SANDBOX_PAIR), the process build's rate with
+    the workers' sandbox over its rate without."""
+    ran = {c["name"]: c for c in cases if not c.get("na")}
+    side = {(r["case"], r["pair"]) for r in alt_rows}
+    L = []
+    for cn in names:
+        if cn not in ran or (cn, SANDBOX_PAIR) not in side:
+            continue
+        if not L:
+            L += ["## Sandbox on against off, side by side", "",
+                  "| configuration | traffic | process, sandbox on/off |", "|---|---|---|"]
+        L.append("| %s | %s | %s |" % (ran[cn]["label"], ran[cn].get("traffic", "–"),
+                                       _side_cell(alt_summary(alt_rows, cn, SANDBOX_PAIR))))
+    if L:
+        L += ["", "The configuration with the workers' sandbox on (its default: no "
+              "capabilities, Landlock, a seccomp allowlist; docs/sandbox.md) and the same "
+              "with `sandbox = off`, started together in the process build and run in "
+              "alternating windows as the two builds are (section \"Process against thread in "
+              "alternating windows\", %s): the rate with the sandbox over the rate without, "
+              "the median over the starts, and in brackets each start's median window ratio. "
+              "The packet path makes no system call, so the filter never runs on it." % (
+                  _starts_text(meta)), ""]
     return L
 
 
