@@ -5,6 +5,7 @@
  * full. Main thread only, before the EAL starts: messages go to stdout and stderr. */
 #include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,12 +305,58 @@ check_sandbox(const struct mpe_args *a, struct mpe_conf *conf)
 	return 0;
 }
 
+/* `worker_user`: a user of this host other than root, and the sandbox on (the switch is part
+ * of the lock-down). Its ids go to shared memory with the configuration. The thread build has
+ * no worker process to switch: it says so. */
+static int
+check_worker_user(const struct mpe_args *a, struct mpe_conf *conf)
+{
+	struct passwd pw, *found = NULL;
+	char buf[1024];
+	int rc;
+
+	if (conf->worker_user[0] == '\0')
+		return 0;
+	if (mpe_launch_model_id != 0) {
+		if (a->check)
+			printf("worker_user: not applicable in the thread build (the workers are "
+			       "threads of the primary)\n");
+		return 0;
+	}
+	rc = getpwnam_r(conf->worker_user, &pw, buf, sizeof(buf), &found);
+	if (found == NULL) {
+		fprintf(stderr, "%s:%d: worker_user: no user '%s' on this host%s%s\n", a->config,
+			conf->worker_user_line, conf->worker_user, rc != 0 ? ": " : "",
+			rc != 0 ? strerror(rc) : "");
+		return -EINVAL;
+	}
+	if (pw.pw_uid == 0) {
+		fprintf(stderr, "%s:%d: worker_user: '%s' is root (uid 0): name an unprivileged "
+			"user, or leave worker_user out\n", a->config, conf->worker_user_line,
+			conf->worker_user);
+		return -EINVAL;
+	}
+	if (!conf->sandbox) {
+		fprintf(stderr, "%s:%d: worker_user: the switch is part of the workers' lock-down, "
+			"and sandbox is off\n", a->config, conf->worker_user_line);
+		return -EINVAL;
+	}
+	conf->worker_uid = pw.pw_uid;
+	conf->worker_gid = pw.pw_gid;
+	if (a->check)
+		printf("worker_user: %s (uid %u, gid %u)\n", conf->worker_user, conf->worker_uid,
+		       conf->worker_gid);
+	return 0;
+}
+
 int
 mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf)
 {
 	int rc = mpe_config_load(a->config, conf, stderr);
 
 	if (rc == 0 && check_sandbox(a, conf) < 0)
+		rc = -1;
+	if (rc == 0 && check_worker_user(a, conf) < 0)
 		rc = -1;
 	if (rc < 0) {
 		fprintf(stderr, "%s: %d error%s\n", a->config, -rc, rc == -1 ? "" : "s");

@@ -28,6 +28,7 @@
 #include "supervise.h"
 #include "worker.h"
 #include "worker_log.h"
+#include "worker_user.h"
 
 const char *const mpe_launch_model = "process";
 const uint32_t mpe_launch_model_id = 0;
@@ -102,6 +103,14 @@ mpe_launch_check(struct mpe_primary *p)
 		rc = mpe_worker_log_init(p);
 		if (rc < 0)
 			MPE_LOG(WARNING, engine, "workers' output not prefixed: %s", strerror(-rc));
+	}
+	if (conf->worker_uid != MPE_UID_NONE) {
+		rc = mpe_worker_user_prepare((uid_t)conf->worker_uid, (gid_t)conf->worker_gid);
+		if (rc < 0)
+			return rc;
+		MPE_LOG(INFO, engine, "worker_user: workers switch to %s (uid %u, gid %u) as they "
+			"lock down; the EAL's socket, lock and hugepage files are theirs",
+			conf->worker_user, conf->worker_uid, conf->worker_gid);
 	}
 	/* a worker's receive calls take from its cache only when the cache can be filled ahead
 	 * of them (mpe_pool_rx_enter); else DPDK refills it inside the call, unrecoverably */

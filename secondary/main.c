@@ -171,6 +171,11 @@ lock_down(struct mpe_shared *shm, struct mpe_worker_slot *slot, unsigned int id,
 	slot->status.blocked_syscall = -1;
 	if (rte_eal_iova_mode() == RTE_IOVA_PA)
 		spec.keep_admin_tid = mp_thread();
+	if (shm->conf.worker_uid != MPE_UID_NONE) {
+		spec.switch_user = 1;
+		spec.uid = (uid_t)shm->conf.worker_uid;
+		spec.gid = (gid_t)shm->conf.worker_gid;
+	}
 	if (!shm->conf.sandbox) {
 		rte_strscpy(slot->status.sandbox, "off", sizeof(slot->status.sandbox));
 		MPE_LOG(NOTICE, worker, "worker %u: sandbox: off (sandbox = off in [engine])", id);
@@ -197,6 +202,9 @@ lock_down(struct mpe_shared *shm, struct mpe_worker_slot *slot, unsigned int id,
 		refuse("worker %u: sandbox: %s (sandbox = off in [engine] runs workers without "
 		       "it)", id, err);
 	}
+	if (spec.switch_user)
+		MPE_LOG(INFO, worker, "worker %u: sandbox: runs as %s (uid %u, gid %u)", id,
+			shm->conf.worker_user, shm->conf.worker_uid, shm->conf.worker_gid);
 	MPE_LOG(INFO, worker, "worker %u: sandbox: %s, %d system calls allowed%s%s", id,
 		slot->status.sandbox, rc, strstr(slot->status.sandbox, "landlock") != NULL ? "" :
 		"; WARNING: no Landlock in this kernel: files and TCP not restricted",
@@ -217,6 +225,13 @@ clean_after_primary(struct mpe_shared *shm, unsigned int id)
 	shm->workers[id].status.state = MPE_WORKER_EXITED;
 	rte_mb();
 	rte_strscpy(dir, rte_eal_get_runtime_dir(), sizeof(dir));
+	if (shm->conf.worker_uid != MPE_UID_NONE && shm->conf.sandbox) {
+		/* the directories are root's: the next primary of this prefix clears them */
+		fprintf(stderr, "mpe-secondary: worker %u: the primary died; running as %s, it "
+			"leaves its hugepage files and %s to the next primary\n", id,
+			shm->conf.worker_user, dir);
+		return;
+	}
 	snprintf(lock, sizeof(lock), "%s/config", dir);
 	fd = open(lock, O_RDONLY);
 	if (fd < 0 || flock(fd, LOCK_EX) < 0) {

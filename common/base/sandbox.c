@@ -115,22 +115,45 @@ mpe_sandbox_syscall_name(int nr, char *buf, size_t size)
 
 static int ruleset_fd = -1;
 static pid_t admin_tid; /* the thread that keeps CAP_SYS_ADMIN, 0: none */
+static int switch_user; /* every thread becomes user_uid, user_gid */
+static uid_t user_uid;
+static gid_t user_gid;
 static int locked_ok, locked_bad; /* threads that answered the lock signal */
+
+/* This thread's user and groups (credentials are per thread in the kernel: the raw calls, not
+ * glibc's, which would signal every thread). The thread that keeps CAP_SYS_ADMIN keeps its
+ * permitted set through the switch (PR_SET_KEEPCAPS); every other one loses all. */
+static int
+switch_thread_user(int keep)
+{
+	gid_t groups[1] = {user_gid};
+
+	if (keep && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		return -errno;
+	if (syscall(SYS_setgroups, 1, groups) < 0 ||
+	    syscall(SYS_setresgid, user_gid, user_gid, user_gid) < 0 ||
+	    syscall(SYS_setresuid, user_uid, user_uid, user_uid) < 0)
+		return -errno;
+	return 0;
+}
 
 static int
 lock_thread(void)
 {
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[2];
+	int keep = admin_tid != 0 && (pid_t)syscall(SYS_gettid) == admin_tid;
 
 	memset(data, 0, sizeof(data));
-	if (admin_tid != 0 && (pid_t)syscall(SYS_gettid) == admin_tid) {
+	if (keep) {
 		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective = CAP_TO_MASK(CAP_SYS_ADMIN);
 		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted = CAP_TO_MASK(CAP_SYS_ADMIN);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
 	if (ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, ruleset_fd, 0) < 0)
+		return -errno;
+	if (switch_user && switch_thread_user(keep) < 0)
 		return -errno;
 	/* ambient capabilities exist since Linux 4.3; an older kernel has none to clear */
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
@@ -437,7 +460,7 @@ int
 mpe_sandbox_apply(const struct mpe_sandbox_spec *spec, char *applied, size_t applied_size,
 		  char *err, size_t err_size)
 {
-	int abi, rc, caps, nb = 0;
+	int abi, rc, nb = 0;
 
 	applied[0] = '\0';
 	self_pid = getpid();
@@ -448,19 +471,26 @@ mpe_sandbox_apply(const struct mpe_sandbox_spec *spec, char *applied, size_t app
 	abi = make_ruleset(spec, err, err_size);
 	if (abi < 0)
 		return abi;
-	/* the bounding set while this thread may still change it; then every thread drops the
-	 * rest (capabilities are per thread) */
-	capng_clear(CAPNG_SELECT_ALL);
-	caps = capng_apply(CAPNG_SELECT_ALL) == 0;
-	if (!caps) {
-		capng_clear(CAPNG_SELECT_BOTH);
-		caps = capng_apply(CAPNG_SELECT_BOTH) == 0;
-	}
+	switch_user = spec->switch_user;
+	user_uid = spec->uid;
+	user_gid = spec->gid;
+	/* the bounding set while this thread may still change it (without CAP_SETPCAP it
+	 * cannot, and under no_new_privs nothing can be gained from it); then every thread
+	 * drops the rest, capabilities being per thread, each after its switch of user, which
+	 * needs CAP_SETUID. A thread that cannot drop them refuses the whole lock. */
+	capng_clear(CAPNG_SELECT_BOUNDS);
+	(void)capng_apply(CAPNG_SELECT_BOUNDS);
 	rc = lock_other_threads(err, err_size);
 	if (rc == 0) {
 		rc = lock_thread();
 		if (rc < 0)
 			snprintf(err, err_size, "lock of the main thread: %s", strerror(-rc));
+	}
+	/* a change of user made the process non-dumpable, which gives its /proc files to root:
+	 * its own page map must stay readable to it (IOVA as PA) */
+	if (rc == 0 && switch_user && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0) {
+		rc = -errno;
+		snprintf(err, err_size, "dumpable after the switch of user: %s", strerror(-rc));
 	}
 	if (ruleset_fd >= 0) {
 		close(ruleset_fd);
@@ -472,10 +502,11 @@ mpe_sandbox_apply(const struct mpe_sandbox_spec *spec, char *applied, size_t app
 	if (rc < 0)
 		return rc;
 	if (abi > 0)
-		snprintf(applied, applied_size, "seccomp,landlock%d,%snnp%s", abi,
-			 caps ? "caps," : "", admin_tid != 0 ? ",mpadmin" : "");
+		snprintf(applied, applied_size, "seccomp,landlock%d,caps,nnp%s%s", abi,
+			 admin_tid != 0 ? ",mpadmin" : "",
+			 switch_user ? ",user" : "");
 	else
-		snprintf(applied, applied_size, "seccomp,%snnp%s", caps ? "caps," : "",
-			 admin_tid != 0 ? ",mpadmin" : "");
+		snprintf(applied, applied_size, "seccomp,caps,nnp%s%s",
+			 admin_tid != 0 ? ",mpadmin" : "", switch_user ? ",user" : "");
 	return nb;
 }

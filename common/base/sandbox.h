@@ -43,11 +43,17 @@ struct mpe_sandbox_spec {
 	 * thread maps memory the primary adds later and reads its physical address from
 	 * /proc/self/pagemap, which shows it only to a reader with CAP_SYS_ADMIN. */
 	pid_t keep_admin_tid;
+	/* Switch every thread to this user and group before the capabilities go (docs/sandbox.md,
+	 * An unprivileged user); switch_user 0: stay. */
+	int switch_user;
+	uid_t uid;
+	gid_t gid;
 };
 
 /* Lock the calling process down (every thread): no_new_privs, capabilities, Landlock where
  * the kernel has it, then the seccomp allowlist. Writes what was applied into @applied
- * ("seccomp,landlock7,caps,nnp", and ",mpadmin" when keep_admin_tid kept CAP_SYS_ADMIN). Returns the number of system calls the filter allows, or
+ * ("seccomp,landlock7,caps,nnp", ",mpadmin" when keep_admin_tid kept CAP_SYS_ADMIN, ",user"
+ * after a switch of user). Returns the number of system calls the filter allows, or
  * -errno with the reason in @err: seccomp could not be loaded, or a thread could not be
  * locked (a process left half locked must not run: the caller refuses to run). A kernel
  * without Landlock is no error: @applied lacks "landlock". */

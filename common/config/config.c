@@ -120,6 +120,9 @@ static const struct key_def keys[] = {
 	ENG("sandbox", T_BOOL, 0, 1, 1, sandbox,
 	    "each worker process locks itself down once attached: seccomp, Landlock, no "
 	    "capabilities (process build)"),
+	ENG("worker_user", T_STR, 1, MPE_USER_LEN - 1, 0, worker_user,
+	    "user the worker processes switch to as they lock down (process build, sandbox = "
+	    "on); not given: they stay the primary's user"),
 	ENG("mirror_port", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, mirror_port,
 	    "port that gets a copy of every packet a mirror rule matches"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
@@ -415,6 +418,8 @@ mpe_config_defaults(struct mpe_conf *conf)
 {
 	memset(conf, 0, sizeof(*conf));
 	apply_defaults(SECT_ENGINE, conf);
+	conf->worker_uid = MPE_UID_NONE;
+	conf->worker_gid = MPE_UID_NONE;
 }
 
 const char *
@@ -588,6 +593,7 @@ mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 	free(names);
 	rte_cfgfile_close(cfg);
 	conf->sandbox_line = loc_line(p, "engine", "sandbox");
+	conf->worker_user_line = loc_line(p, "engine", "worker_user");
 	mpe_config_check(p, conf, seen_port, seen_worker);
 out:
 	rc = p->errors;
@@ -621,6 +627,8 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		c->default_drop ? "drop" : "allow", c->flow_capacity, c->flow_timeout_ms,
 		c->flow_full_pass ? "pass" : "drop", c->tx_workers ? "workers" : "io",
 		c->rx_workers ? "workers" : "io", c->sandbox ? "on" : "off");
+	if (c->worker_user[0] != '\0')
+		fprintf(out, "worker_user = %s\n", c->worker_user);
 	if (c->mirror_port != MPE_PORT_NONE)
 		fprintf(out, "mirror_port = %u\n", c->mirror_port);
 	for (i = 0; i < c->nb_ports; i++) {

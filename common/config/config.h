@@ -40,6 +40,8 @@
 #define MPE_DEF_FLOW_CAPACITY 65536
 #define MPE_DEF_FLOW_TIMEOUT_MS 30000
 #define MPE_PATH_LEN 256
+#define MPE_USER_LEN 32
+#define MPE_UID_NONE UINT32_MAX
 
 enum mpe_shape {
 	MPE_SHAPE_PIPELINE,    /* io rx -> w0 -> w1 -> ... -> io tx */
@@ -107,6 +109,10 @@ struct mpe_conf {
 	uint32_t rx_workers;	    /* 1: a pipeline's first worker polls the ports (rx = workers) */
 	uint32_t sandbox;	    /* 1: each worker process locks itself down (docs/sandbox.md) */
 	int sandbox_line;	    /* where `sandbox` was given, 0: left to its default */
+	char worker_user[MPE_USER_LEN]; /* user worker processes switch to ("": none) */
+	int worker_user_line;	    /* where `worker_user` was given, 0: not given */
+	uint32_t worker_uid;	    /* its ids, resolved by the primary; MPE_UID_NONE: no switch */
+	uint32_t worker_gid;
 	uint16_t nb_ports;
 	uint16_t nb_workers;
 	struct mpe_port_conf ports[MPE_MAX_PORTS];

@@ -7,6 +7,8 @@
 #     off with a notice;
 #   - without Landlock (MPE_SANDBOX_PROBE=nolandlock): a warning, the rest of the sandbox;
 #   - a value that is not on/off is refused at its line;
+#   - worker_user: a user this host does not have, root, or the sandbox off: refused at its
+#     line;
 #   - --help-config never lists a test-only stage (hostile).
 # Thread build: nothing to lock; --check says so and refuses nothing.
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +22,9 @@ conf() {
 conf > "$TMP/default.ini"
 conf "shape = pipeline" "sandbox = on" > "$TMP/on.ini"
 conf "sandbox = maybe" > "$TMP/bad.ini"
+conf "worker_user = mpe-no-such-user" > "$TMP/nouser.ini"
+conf "shape = pipeline" "worker_user = root" > "$TMP/root.ini"
+conf "sandbox = off" "worker_user = nobody" > "$TMP/useroff.ini"
 
 # run NAME ENV... -- ARGS...: mpe-primary ARGS with ENV, output in $TMP/NAME.out, status in rc
 run() {
@@ -43,6 +48,9 @@ if [ "$MODEL" = thread ]; then
 	run on MPE_SANDBOX_PROBE=noseccomp -- --check -c "$TMP/on.ini"
 	check "thread build: sandbox = on is not refused, --check says it does not apply" \
 		cond '[ "$rc" = 0 ] && grep -q "^sandbox: not applicable in the thread build" "$TMP/on.out"'
+	run nouser -- --check -c "$TMP/nouser.ini"
+	check "thread build: worker_user does not apply, and is not looked up" \
+		cond '[ "$rc" = 0 ] && grep -q "^worker_user: not applicable in the thread build" "$TMP/nouser.out"'
 	finish
 	exit $?
 fi
@@ -54,6 +62,15 @@ sed 's/^/# /' "$TMP/default.out"
 run on MPE_SANDBOX_PROBE=noseccomp -- --check -c "$TMP/on.ini"
 check "no seccomp: sandbox = on refused at file:line" \
 	cond '[ "$rc" = 1 ] && grep -q "^$TMP/on.ini:3: sandbox: on, but this kernel has no seccomp filters" "$TMP/on.out"'
+run nouser -- --check -c "$TMP/nouser.ini"
+check "worker_user: a user this host does not have, refused at its line" \
+	cond '[ "$rc" = 1 ] && grep -q "^$TMP/nouser.ini:2: worker_user: no user .mpe-no-such-user. on this host" "$TMP/nouser.out"'
+run root -- --check -c "$TMP/root.ini"
+check "worker_user: root refused at its line" \
+	cond '[ "$rc" = 1 ] && grep -q "^$TMP/root.ini:3: worker_user: .root. is root (uid 0)" "$TMP/root.out"'
+run useroff -- --check -c "$TMP/useroff.ini"
+check "worker_user with sandbox = off: refused at its line" \
+	cond '[ "$rc" = 1 ] && grep -q "^$TMP/useroff.ini:3: worker_user: the switch is part of the workers. lock-down, and sandbox is off" "$TMP/useroff.out"'
 run nosec MPE_SANDBOX_PROBE=noseccomp -- --check -c "$TMP/default.ini"
 check "no seccomp, sandbox left out: off, with a notice" \
 	cond '[ "$rc" = 0 ] && grep -q "sandbox: off: this kernel has no seccomp filters" "$TMP/nosec.out" &&
