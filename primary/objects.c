@@ -13,6 +13,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
@@ -26,6 +27,7 @@
 #include "parse.h"
 #include "pool.h"
 #include "port.h"
+#include "recorder.h"
 #include "shm_ops.h"
 #include "stage.h"
 
@@ -248,6 +250,34 @@ warn_not_isolated(const struct mpe_primary *p)
 	}
 }
 
+/* The flight recorder of every worker, one memzone (common/shm/recorder.h); none when
+ * recorder = off. Lives as long as the engine: a worker's restart keeps its records. */
+static int
+create_recorder(struct mpe_shared *shm)
+{
+	const struct mpe_conf *c = &shm->conf;
+	uint64_t one = mpe_rec_ring_size(c->recorder_packets, c->recorder_snap);
+	const struct rte_memzone *mz;
+	unsigned int i;
+
+	if (!c->recorder)
+		return 0;
+	mz = rte_memzone_reserve_aligned(MPE_NAME_RECORDER, one * c->nb_workers,
+					 rte_socket_id(), 0, RTE_CACHE_LINE_SIZE);
+	if (mz == NULL) {
+		MPE_LOG(ERR, engine, "memzone %s (%" PRIu64 " bytes): %s", MPE_NAME_RECORDER,
+			one * c->nb_workers, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	for (i = 0; i < c->nb_workers; i++) {
+		struct mpe_rec_ring *r = (struct mpe_rec_ring *)((uintptr_t)mz->addr + i * one);
+
+		mpe_rec_ring_init(r, c->recorder_packets, c->recorder_snap, c->burst);
+		shm->workers[i].ctl.rec = r;
+	}
+	return 0;
+}
+
 int
 mpe_objects_create(struct mpe_primary *p, const struct mpe_conf *conf)
 {
@@ -279,6 +309,9 @@ mpe_objects_create(struct mpe_primary *p, const struct mpe_conf *conf)
 		return -rte_errno;
 	}
 	p->shm->meta_offset = off;
+	rc = create_recorder(p->shm);
+	if (rc < 0)
+		return rc;
 	rc = mpe_launch_check(p);
 	if (rc < 0)
 		return rc;

@@ -123,6 +123,15 @@ static const struct key_def keys[] = {
 	ENG("worker_user", T_STR, 1, MPE_USER_LEN - 1, 0, worker_user,
 	    "user the worker processes switch to as they lock down (process build, sandbox = "
 	    "on); not given: they stay the primary's user"),
+	ENG("recorder", T_BOOL, 0, 1, 1, recorder,
+	    "each worker keeps its last packets, dumped as pcapng on demand and at its death"),
+	ENG("recorder_packets", T_POW2, 64, 65536, MPE_DEF_RECORDER_PACKETS, recorder_packets,
+	    "packets each worker's flight recorder holds (at least twice burst)"),
+	ENG("recorder_snap", T_UINT, 16, MPE_MAX_RECORDER_SNAP, MPE_DEF_RECORDER_SNAP,
+	    recorder_snap, "bytes of each packet the flight recorder keeps"),
+	ENG("quarantine_after", T_UINT, 0, 1000, MPE_DEF_QUARANTINE_AFTER, quarantine_after,
+	    "fault deaths of workers holding a flow's packets before the flow is blocked "
+	    "(0: never)"),
 	ENG("mirror_port", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, mirror_port,
 	    "port that gets a copy of every packet a mirror rule matches"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
@@ -623,10 +632,13 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 	if (c->rules[0] != '\0')
 		fprintf(out, "rules = %s\n", c->rules);
 	fprintf(out, "default_action = %s\nflow_capacity = %u\nflow_timeout_ms = %u\n"
-		"flow_full = %s\ntx = %s\nrx = %s\nsandbox = %s\n",
+		"flow_full = %s\ntx = %s\nrx = %s\nsandbox = %s\nrecorder = %s\n"
+		"recorder_packets = %u\nrecorder_snap = %u\nquarantine_after = %u\n",
 		c->default_drop ? "drop" : "allow", c->flow_capacity, c->flow_timeout_ms,
 		c->flow_full_pass ? "pass" : "drop", c->tx_workers ? "workers" : "io",
-		c->rx_workers ? "workers" : "io", c->sandbox ? "on" : "off");
+		c->rx_workers ? "workers" : "io", c->sandbox ? "on" : "off",
+		c->recorder ? "on" : "off", c->recorder_packets, c->recorder_snap,
+		c->quarantine_after);
 	if (c->worker_user[0] != '\0')
 		fprintf(out, "worker_user = %s\n", c->worker_user);
 	if (c->mirror_port != MPE_PORT_NONE)

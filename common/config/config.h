@@ -39,6 +39,10 @@
 #define MPE_DEF_RESTART_BACKOFF_MS 50
 #define MPE_DEF_FLOW_CAPACITY 65536
 #define MPE_DEF_FLOW_TIMEOUT_MS 30000
+#define MPE_DEF_RECORDER_PACKETS 1024
+#define MPE_DEF_RECORDER_SNAP 128
+#define MPE_MAX_RECORDER_SNAP 2048
+#define MPE_DEF_QUARANTINE_AFTER 2
 #define MPE_PATH_LEN 256
 #define MPE_USER_LEN 32
 #define MPE_UID_NONE UINT32_MAX
@@ -108,6 +112,11 @@ struct mpe_conf {
 	uint32_t tx_workers;	    /* 1: workers transmit on queues of their own (tx = workers) */
 	uint32_t rx_workers;	    /* 1: a pipeline's first worker polls the ports (rx = workers) */
 	uint32_t sandbox;	    /* 1: each worker process locks itself down (docs/sandbox.md) */
+	uint32_t recorder;	    /* 1: each worker keeps its last packets (docs/recorder.md) */
+	uint32_t recorder_packets;  /* records per worker, a power of two */
+	uint32_t recorder_snap;	    /* bytes kept of each packet */
+	uint32_t quarantine_after;  /* fault deaths a flow's packets were in hand at before it is
+				     * blocked; 0: never */
 	int sandbox_line;	    /* where `sandbox` was given, 0: left to its default */
 	char worker_user[MPE_USER_LEN]; /* user worker processes switch to ("": none) */
 	int worker_user_line;	    /* where `worker_user` was given, 0: not given */

@@ -209,6 +209,12 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 	if (c->shape == MPE_SHAPE_RSS && c->nb_workers > MPE_MAX_QUEUES)
 		report(p, loc_line(p, "engine", "shape"), "shape",
 		       "rss supports at most %d workers (one queue each)", MPE_MAX_QUEUES);
+	/* the recorder's reader keeps what the writer, a burst ahead of head, cannot reach */
+	if (c->recorder && c->recorder_packets < 2 * c->burst)
+		report(p, loc_line(p, "engine", "recorder_packets") ?
+			       loc_line(p, "engine", "recorder_packets") : eline,
+		       "recorder_packets", "%u is less than twice burst (%u)", c->recorder_packets,
+		       c->burst);
 
 	/* The mempool refuses a cache above mbufs / 1.5: the bounds of the two keys keep
 	 * every accepted pair within that. */

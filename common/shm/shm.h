@@ -32,7 +32,7 @@
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 14
+#define MPE_SHM_LAYOUT_VERSION 15
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -75,6 +75,7 @@ enum mpe_hand_phase {
 struct rte_mbuf;
 struct rte_rcu_qsbr;
 struct mpe_ruleset;
+struct mpe_rec_ring;
 
 /* The burst in a worker's hands, in shared memory; the worker is the only writer. */
 struct mpe_worker_hand {
@@ -87,6 +88,7 @@ struct mpe_worker_hand {
 	uint32_t free_from; /* FREE: work[free_from..n) not yet returned to the pool */
 	uint32_t dev_end;   /* DEV in TX: work[done..dev_end) are in the device call */
 	uint32_t cache_len0; /* DEV: its mempool cache's length when the call began */
+	uint32_t stage;	     /* PROC: the stage (its place in the worker's list) running */
 	/* A free under way (free_armed): work[*from..free_end) are being returned through `put`
 	 * (from: free_from in FREE, done in TX), to be counted under drops[free_why] (none when
 	 * MPE_DROP_MAX), which then reads free_count. */
@@ -154,6 +156,10 @@ struct mpe_worker_ctl {
 	uint64_t lost;		  /* mbufs reclaimed from its hands when it died */
 	uint64_t in_doubt;	  /* packets it gave a device call it died in: fate unknown */
 	uint32_t sandbox_kills;	  /* instances its sandbox killed (SIGSYS) */
+	uint32_t fault_deaths;	  /* instances a fault signal killed (docs/recorder.md) */
+	int32_t last_signal;	  /* the signal that ended the last instance, 0: none */
+	uint64_t quarantined;	  /* packets in its hands at a fault death: quarantine.pcapng */
+	struct mpe_rec_ring *rec; /* its flight recorder (DPDK memory); NULL: recorder = off */
 	char last_cause[96];	  /* how the last instance ended */
 } __rte_cache_aligned;
 

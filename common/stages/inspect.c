@@ -99,6 +99,7 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			pp->flow = NULL;
 			if (unlikely(rcs[j] < 0)) {
 				ctx->malformed[d->bad]++;
+				meta->bad = (uint8_t)(d->bad + 1); /* the recorder's reason */
 				if (!pass) {
 					dropped[nd++] = m;
 					continue;

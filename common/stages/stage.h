@@ -31,6 +31,8 @@ struct mpe_meta {
 	uint16_t out_port;  /* index into conf.ports[], MPE_PORT_NONE until routed */
 	uint8_t verdict;    /* enum mpe_rule_action the acl stage applied */
 	uint8_t flags;	    /* MPE_META_* */
+	uint8_t drop_stage; /* recorder: 1 + the stage of this worker that dropped it, 0: none */
+	uint8_t bad;	    /* 1 + enum mpe_decode_bad when the parse stage found it malformed */
 };
 
 #define MPE_META_NAME "mpe_meta"

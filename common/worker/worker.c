@@ -23,6 +23,7 @@
 #include "log.h"
 #include "names.h"
 #include "pool_put.h"
+#include "recorder_write.h"
 #include "shm_ops.h"
 #include "worker.h"
 
@@ -68,6 +69,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	w->backpressure = (uint8_t)conf->backpressure;
 	w->yield_idle = (uint8_t)w->slot->ctl.yield_idle;
 	w->sample = (uint16_t)RTE_MAX(conf->cycles_sample, 1u);
+	w->rec = w->slot->ctl.rec;
 
 	switch (conf->shape) {
 	case MPE_SHAPE_PIPELINE:
@@ -358,6 +360,34 @@ sample_stage(struct mpe_counters *sc, uint64_t t0, uint64_t weight)
 	return t1;
 }
 
+/* Flight recorder (recorder_write.h): a burst is on record before its stages run; its
+ * packets' fates are filled in and published once they are done. */
+static __rte_always_inline void
+rec_take(struct mpe_worker *w, struct rte_mbuf *const *pkts, uint16_t n)
+{
+	if (w->rec != NULL)
+		mpe_rec_take(w->rec, pkts, n, rte_rdtsc(), w->shm->meta_offset);
+}
+
+static __rte_always_inline void
+rec_done(struct mpe_worker *w, struct rte_mbuf *const *pkts, uint16_t n)
+{
+	if (w->rec != NULL)
+		mpe_rec_done(w->rec, pkts, n, w->nb_stages, w->shm->meta_offset);
+}
+
+/* Stage @s dropped @pkts[kept..n): which stage, for their records. */
+static inline void
+rec_dropped(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t kept, uint16_t n,
+	    unsigned int s)
+{
+	const int off = w->shm->meta_offset;
+	uint16_t i;
+
+	for (i = kept; i < n; i++)
+		mpe_meta(pkts[i], off)->drop_stage = (uint8_t)(s + 1);
+}
+
 /* Run every stage over the burst; survivors end up first in @pkts, the dropped behind them.
  * @in_port: the port (index into conf.ports[]) every packet was received on, MPE_PORT_NONE
  * for a burst from a ring. Returns the survivors, and in *@out_port the port every one of
@@ -384,7 +414,10 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in
 		w->sctx[s].now = t0;
 		w->sctx[s].burst_in = in_port;
 		w->sctx[s].burst_out = *out_port;
+		w->slot->hand.stage = s; /* before the call: a stage that dies is named */
 		kept = w->ops[s]->burst(&w->sctx[s], pkts, n);
+		if (w->rec != NULL && kept < n)
+			rec_dropped(w, pkts, kept, n, s);
 		*out_port = w->sctx[s].burst_out;
 		t1 = t0;
 		if (timed)
@@ -528,7 +561,9 @@ burst_rings(struct mpe_worker *w)
 	cnt->rx += n;
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
+	rec_take(w, h->pkts, n);
 	kept = run_stages(w, h->work, n, MPE_PORT_NONE, &out_port);
+	rec_done(w, h->pkts, n);
 	if (w->out == NULL)
 		transmit_burst(w, n, kept, out_port);
 	else
@@ -687,7 +722,9 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	}
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
+	rec_take(w, h->pkts, n);
 	kept = run_stages(w, h->work, n, port, &out_port);
+	rec_done(w, h->pkts, n);
 	if (w->out == NULL)
 		transmit_burst(w, n, kept, out_port);
 	else

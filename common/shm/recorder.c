@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The flight recorder's geometry and its reader (recorder.h): run by the primary, beside the
+ * worker that writes the ring, or after its death. Reads only; never waits for the worker.
+ */
+#include <string.h>
+
+#include <rte_atomic.h>
+
+#include "recorder.h"
+
+uint64_t
+mpe_rec_ring_size(uint32_t packets, uint32_t snap)
+{
+	uint32_t rec = RTE_ALIGN_CEIL(MPE_REC_HDR_SIZE + snap, RTE_CACHE_LINE_SIZE);
+
+	return sizeof(struct mpe_rec_ring) + (uint64_t)packets * rec;
+}
+
+void
+mpe_rec_ring_init(struct mpe_rec_ring *r, uint32_t packets, uint32_t snap, uint32_t ahead)
+{
+	uint64_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->mask = packets - 1;
+	r->snap = snap;
+	r->rec_size = RTE_ALIGN_CEIL(MPE_REC_HDR_SIZE + snap, RTE_CACHE_LINE_SIZE);
+	r->ahead = ahead;
+	r->bytes = mpe_rec_ring_size(packets, snap);
+	/* no slot may look written: seq UINT64_MAX is no record's */
+	for (i = 0; i < packets; i++)
+		mpe_rec_slot(r, i)->seq = UINT64_MAX;
+}
+
+unsigned int
+mpe_rec_read(const struct mpe_rec_ring *r, void *out, unsigned int extra)
+{
+	const uint64_t size = (uint64_t)r->mask + 1;
+	uint64_t h, end, from, i, keep_from;
+	unsigned int n = 0;
+
+	h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	end = h + extra;
+	from = end > size ? end - size : 0;
+	for (i = from; i < end; i++)
+		memcpy(mpe_rec_at(r, out, (unsigned int)(i - from)), mpe_rec_slot(r, i),
+		       r->rec_size);
+	rte_smp_rmb();
+	h = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+	/* the writer reaches up to `ahead` records beyond head: the slots of records from
+	 * head + ahead - size on were its while we copied, or are */
+	keep_from = extra == 0 && h + r->ahead > size ? h + r->ahead - size : 0;
+	for (i = from; i < end; i++) {
+		struct mpe_rec *rec = mpe_rec_at(r, out, (unsigned int)(i - from));
+
+		/* a slot not (yet, or any more) holding record i: skipped */
+		if (i < keep_from || rec->seq != i)
+			continue;
+		if (rec != mpe_rec_at(r, out, n))
+			memmove(mpe_rec_at(r, out, n), rec, r->rec_size);
+		n++;
+	}
+	return n;
+}
