@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* hostile: a stage for tests only (built with -Dtest_stages=true; hostile_off.c otherwise),
  * which behaves as a parser an attacker has taken over. On a trigger packet, a UDP datagram
- * to port MPE_HOSTILE_PORT whose payload is "mpe-hostile ATTEMPT [ARG]", it makes that one
- * attempt, saying before and after what it tried:
+ * to port MPE_HOSTILE_PORT whose payload is "mpe-hostile ATTEMPT [ARG]" (test_trigger.h), it
+ * makes that one attempt, saying before and after what it tried:
  *   read            open /etc/passwd for reading
  *   create          create /tmp/mpe-hostile.<primary pid>
  *   connect PORT    open a TCP socket and connect it to 127.0.0.1:PORT
@@ -26,18 +26,16 @@
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
-#include <rte_byteorder.h>
-#include <rte_ether.h>
-#include <rte_ip.h>
 #include <rte_mbuf.h>
-#include <rte_udp.h>
 
 #include "log.h"
 #include "stage.h"
 #include "stages.h"
+#include "test_trigger.h"
 
 #define MPE_HOSTILE_PORT 4919
-#define TRIGGER "mpe-hostile "
+
+static const struct mpe_test_trigger trigger = MPE_TEST_TRIGGER(MPE_HOSTILE_PORT, "mpe-hostile ");
 
 /* What happened to the attempt: blocked with an errno (the worker goes on), or not. */
 static void
@@ -112,42 +110,6 @@ attempt(const struct mpe_stage_ctx *ctx, const char *cmd, size_t len)
 	}
 }
 
-/* The payload of a trigger in @m, its length in *@len; NULL for any other packet. */
-static const char *
-trigger(struct rte_mbuf *m, size_t *len)
-{
-	const uint32_t l2 = sizeof(struct rte_ether_hdr), cap = rte_pktmbuf_data_len(m);
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rte_ipv4_hdr *ip;
-	const struct rte_udp_hdr *udp;
-	uint32_t l3;
-
-	if (cap < l2 + sizeof(*ip) + sizeof(*udp) + sizeof(TRIGGER) - 1 ||
-	    ((const struct rte_ether_hdr *)p)->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
-		return NULL;
-	ip = (const struct rte_ipv4_hdr *)(p + l2);
-	l3 = (uint32_t)(ip->version_ihl & 0x0f) * 4;
-	if (ip->next_proto_id != IPPROTO_UDP || l3 < sizeof(*ip) ||
-	    cap < l2 + l3 + sizeof(*udp) + sizeof(TRIGGER) - 1)
-		return NULL;
-	udp = (const struct rte_udp_hdr *)(p + l2 + l3);
-	if (udp->dst_port != rte_cpu_to_be_16(MPE_HOSTILE_PORT))
-		return NULL;
-	p += l2 + l3 + sizeof(*udp);
-	*len = RTE_MIN(cap - (l2 + l3 + (uint32_t)sizeof(*udp)),
-		       (uint32_t)RTE_MAX(rte_be_to_cpu_16(udp->dgram_len), sizeof(*udp)) -
-			       (uint32_t)sizeof(*udp));
-	if (*len < sizeof(TRIGGER) - 1)
-		return NULL;
-	if (memcmp(p, TRIGGER, sizeof(TRIGGER) - 1) != 0)
-		return NULL;
-	p += sizeof(TRIGGER) - 1;
-	*len -= sizeof(TRIGGER) - 1;
-	while (*len > 0 && (p[*len - 1] == '\n' || p[*len - 1] == '\0'))
-		(*len)--;
-	return (const char *)p;
-}
-
 static uint16_t
 hostile_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -157,7 +119,7 @@ hostile_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
-		cmd = trigger(pkts[i], &len);
+		cmd = mpe_test_trigger_match(&trigger, pkts[i], &len);
 		if (cmd == NULL || len == 0 || len > 64)
 			continue;
 		if (strncmp(sandbox, "seccomp", 7) != 0) {
