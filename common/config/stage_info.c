@@ -51,6 +51,11 @@ static const struct mpe_stage_info catalogue[MPE_STAGE_MAX] = {
 			"worker would (docs/sandbox.md)",
 		.test_only = 1,
 	},
+	[MPE_STAGE_FAULT] = {
+		.name = "fault",
+		.help = "tests only: crash the worker on a trigger packet (docs/recorder.md)",
+		.test_only = 1,
+	},
 };
 
 /* Test-only stages are named only in a test build; --help-config and messages never list

@@ -20,6 +20,7 @@ enum mpe_stage_id {
 	/* test-only stages (test_only below): found by name only in a build with
 	 * -Dtest_stages=true */
 	MPE_STAGE_HOSTILE,
+	MPE_STAGE_FAULT,
 	MPE_STAGE_MAX,
 };
 

@@ -18,6 +18,7 @@ static const struct mpe_stage_ops *const table[MPE_STAGE_MAX] = {
 	[MPE_STAGE_ACL] = &mpe_stage_acl_ops,
 	[MPE_STAGE_BURN] = &mpe_stage_burn_ops,
 	[MPE_STAGE_HOSTILE] = &mpe_stage_hostile_ops,
+	[MPE_STAGE_FAULT] = &mpe_stage_fault_ops,
 };
 
 const struct mpe_stage_ops *
