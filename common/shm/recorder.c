@@ -33,14 +33,13 @@ mpe_rec_ring_init(struct mpe_rec_ring *r, uint32_t packets, uint32_t snap, uint3
 }
 
 unsigned int
-mpe_rec_read(const struct mpe_rec_ring *r, void *out, unsigned int extra)
+mpe_rec_read(const struct mpe_rec_ring *r, void *out)
 {
 	const uint64_t size = (uint64_t)r->mask + 1;
 	uint64_t h, end, from, i, keep_from;
 	unsigned int n = 0;
 
-	h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-	end = h + extra;
+	end = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 	from = end > size ? end - size : 0;
 	for (i = from; i < end; i++)
 		memcpy(mpe_rec_at(r, out, (unsigned int)(i - from)), mpe_rec_slot(r, i),
@@ -49,7 +48,7 @@ mpe_rec_read(const struct mpe_rec_ring *r, void *out, unsigned int extra)
 	h = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
 	/* the writer reaches up to `ahead` records beyond head: the slots of records from
 	 * head + ahead - size on were its while we copied, or are */
-	keep_from = extra == 0 && h + r->ahead > size ? h + r->ahead - size : 0;
+	keep_from = h + r->ahead > size ? h + r->ahead - size : 0;
 	for (i = from; i < end; i++) {
 		struct mpe_rec *rec = mpe_rec_at(r, out, (unsigned int)(i - from));
 

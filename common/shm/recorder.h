@@ -11,10 +11,11 @@
  *   | struct mpe_rec_ring  w1  |  ...
  *
  * One writer, no lock: record i lives in slot i & mask. The worker writes the records of a
- * burst ahead of `head` (at most `burst` of them), then publishes them with one store of
- * head. A reader copies, then reads head again, and keeps only what the writer cannot have
- * reached meanwhile; each record carries its own index (`seq`), so that after a death the
- * primary can tell which records of the burst in hand were written.
+ * burst ahead of `head` (at most `burst` of them) once its stages are done, then publishes
+ * them with one store of head. A reader copies, then reads head again, and keeps only what the
+ * writer cannot have reached meanwhile; each record carries its own index (`seq`), so that a
+ * slot the writer is rewriting is left out. After a death the primary is the writer: it
+ * records the burst the worker held, from its hand (mpe_record_seal()).
  */
 #ifndef MPE_RECORDER_H
 #define MPE_RECORDER_H
@@ -29,18 +30,19 @@
 enum mpe_rec_fate {
 	MPE_REC_PASSED = 0, /* went through every stage */
 	MPE_REC_DROPPED,    /* a stage dropped it: `stage` says which */
-	MPE_REC_IN_HAND,    /* the stages had it when the worker died (set by the reader) */
-	MPE_REC_PENDING,    /* recorded; its stages have not finished (the burst under way) */
+	MPE_REC_IN_HAND,    /* the stages had it when the worker died (the primary wrote it) */
+	MPE_REC_BLOCKED,    /* of a flow quarantine blocks: dropped before any stage */
 };
 
 /* One packet: a fixed header, then its first `cap` bytes (at most the ring's snap). */
 struct mpe_rec {
 	uint64_t seq;	  /* the record's index (head before its burst + its place) */
-	uint64_t tsc;	  /* TSC when its burst was taken */
+	uint64_t tsc;	  /* TSC of the poll that took its burst; of the death when in hand */
 	uint32_t len;	  /* the frame's length */
 	uint16_t cap;	  /* bytes of it kept in data[] */
 	uint16_t in_port; /* index into conf.ports[] of the receiving port */
-	uint32_t rule;	  /* acl: 0 no rule, i + 1 rule i of the rule set in force */
+	uint32_t rule;	  /* acl: 0 no rule, i + 1 rule i of the rule set in force; in hand:
+			   * the signal that killed the worker, 0 unknown */
 	uint8_t stage;	  /* the stage that dropped it, or that had it at a death, or the
 			   * number of stages (it went through all) */
 	uint8_t fate;	  /* enum mpe_rec_fate */
@@ -74,11 +76,9 @@ uint64_t mpe_rec_ring_size(uint32_t packets, uint32_t snap);
 void mpe_rec_ring_init(struct mpe_rec_ring *r, uint32_t packets, uint32_t snap, uint32_t ahead);
 
 /* Copy the records of @r that are whole into @out (room for mask + 1 records of rec_size
- * bytes), oldest first; returns how many. The worker may be writing meanwhile: what
- * it may have overwritten during the copy is left out. @extra: after a death, records beyond
- * head (the burst in hand) to take too when their seq says they were written; 0 for a live
- * worker. */
-unsigned int mpe_rec_read(const struct mpe_rec_ring *r, void *out, unsigned int extra);
+ * bytes), oldest first; returns how many. The worker may be writing meanwhile: what it may
+ * have overwritten during the copy is left out. */
+unsigned int mpe_rec_read(const struct mpe_rec_ring *r, void *out);
 
 /* The @k-th record of what mpe_rec_read() copied into @out. */
 static inline struct mpe_rec *

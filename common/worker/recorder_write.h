@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The flight recorder's writer, on the worker's hot path (layout: common/shm/recorder.h).
- * The worker is the ring's only writer: a burst's packets are recorded as it is taken, before
- * any stage runs (a packet that kills the worker is on record), their fate is filled in once
- * the stages are done, and one release store of head publishes them. No atomics but that
- * store, no system call, nothing shared but the ring's own lines.
+ * Once the stages are done with a burst, each packet is written into the slots from head on,
+ * header and first bytes, and one release store of head publishes them. A burst that does not
+ * get this far, because the worker died in its stages, is in the worker's hand, whose mbufs the
+ * primary records itself before it recovers them (primary/record.c): the packet of death is
+ * on record all the same, with one pass over each packet here rather than two.
+ * The records are written with non-temporal stores where the CPU has them: the worker never
+ * reads them again, and a ring of a thousand records would otherwise take lines from its
+ * caches and make it read each line it writes. No atomics but the store of head, no system
+ * call, nothing shared but the ring's own lines.
  */
 #ifndef MPE_RECORDER_WRITE_H
 #define MPE_RECORDER_WRITE_H
@@ -11,14 +16,57 @@
 #include <string.h>
 
 #include <rte_mbuf.h>
+#if defined(RTE_ARCH_X86)
+#include <emmintrin.h>
+#endif
 
 #include "recorder.h"
 #include "stage.h"
 
-/* Record @pkts[0..n), taken at @tsc, in the slots from head on (not yet published). */
+#if defined(RTE_ARCH_X86)
+/* @n bytes (a multiple of 16) from @src to @dst (16-byte aligned), bypassing the caches */
 static __rte_always_inline void
-mpe_rec_take(struct mpe_rec_ring *r, struct rte_mbuf *const *pkts, uint16_t n, uint64_t tsc,
-	     int meta_off)
+mpe_rec_stream(void *dst, const void *src, uint32_t n)
+{
+	__m128i *d = dst;
+	const __m128i *s = src;
+	uint32_t i;
+
+	for (i = 0; i < n / 16; i++)
+		_mm_stream_si128(d + i, _mm_loadu_si128(s + i));
+}
+#endif
+
+/* One record of @m into @rec: header @hdr, then its first hdr->cap bytes. */
+static __rte_always_inline void
+mpe_rec_put(struct mpe_rec *rec, const struct mpe_rec *hdr, const struct rte_mbuf *m)
+{
+	const uint8_t *data = rte_pktmbuf_mtod(m, const uint8_t *);
+#if defined(RTE_ARCH_X86)
+	const uint32_t whole = hdr->cap & ~15u, tail = hdr->cap & 15u;
+
+	/* the header is 32 bytes: two stores; the bytes, 16 at a time, never read past the
+	 * frame's own bytes (the last piece goes through a copy) */
+	mpe_rec_stream(rec, hdr, MPE_REC_HDR_SIZE);
+	mpe_rec_stream(rec->data, data, whole);
+	if (tail != 0) {
+		uint8_t last[16] __rte_aligned(16) = {0};
+
+		memcpy(last, data + whole, tail);
+		_mm_stream_si128((__m128i *)(rec->data + whole), _mm_load_si128((__m128i *)last));
+	}
+#else
+	memcpy(rec, hdr, MPE_REC_HDR_SIZE);
+	memcpy(rec->data, data, hdr->cap);
+#endif
+}
+
+/* The stages are done with @pkts[0..n), taken in that order at @tsc: record each, with what
+ * its metadata says became of it, then publish them. @nb_stages: what "reached every stage"
+ * is recorded as. */
+static __rte_always_inline void
+mpe_rec_write(struct mpe_rec_ring *r, struct rte_mbuf *const *pkts, uint16_t n, uint64_t tsc,
+	      uint8_t nb_stages, int meta_off)
 {
 	const uint64_t head = r->head;
 	const uint32_t snap = r->snap;
@@ -26,42 +74,30 @@ mpe_rec_take(struct mpe_rec_ring *r, struct rte_mbuf *const *pkts, uint16_t n, u
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		struct mpe_rec *rec = mpe_rec_slot(r, head + i);
-		uint32_t cap = RTE_MIN((uint32_t)rte_pktmbuf_data_len(m), snap);
-		const struct mpe_rec hdr = {
+		const struct mpe_meta *meta = mpe_meta(m, meta_off);
+		const uint8_t dropped = meta->drop_stage;
+		struct mpe_rec hdr = {
 			.seq = head + i,
 			.tsc = tsc,
 			.len = rte_pktmbuf_pkt_len(m),
-			.cap = (uint16_t)cap,
-			.in_port = mpe_meta(m, meta_off)->in_port,
-			.fate = MPE_REC_PENDING,
+			.cap = (uint16_t)RTE_MIN((uint32_t)rte_pktmbuf_data_len(m), snap),
+			.in_port = meta->in_port,
+			.rule = meta->rule,
+			.stage = nb_stages,
+			.fate = MPE_REC_PASSED,
+			.action = meta->verdict,
+			.bad = meta->bad,
 		};
 
-		memcpy(rec, &hdr, sizeof(hdr));
-		memcpy(rec->data, rte_pktmbuf_mtod(m, const void *), cap);
+		if (unlikely(dropped != 0)) {
+			hdr.fate = dropped == MPE_META_BLOCKED ? MPE_REC_BLOCKED : MPE_REC_DROPPED;
+			hdr.stage = dropped == MPE_META_BLOCKED ? 0 : (uint8_t)(dropped - 1);
+		}
+		mpe_rec_put(mpe_rec_slot(r, head + i), &hdr, m);
 	}
-}
-
-/* The stages are done with @pkts[0..n) (in the order they were taken): their fate, then
- * publish them. @nb_stages: the stage a packet that went through all of them "reached". */
-static __rte_always_inline void
-mpe_rec_done(struct mpe_rec_ring *r, struct rte_mbuf *const *pkts, uint16_t n,
-	     uint8_t nb_stages, int meta_off)
-{
-	const uint64_t head = r->head;
-	uint16_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct mpe_meta *meta = mpe_meta(pkts[i], meta_off);
-		struct mpe_rec *rec = mpe_rec_slot(r, head + i);
-		const uint8_t dropped = meta->drop_stage;
-
-		rec->rule = meta->rule;
-		rec->stage = dropped ? (uint8_t)(dropped - 1) : nb_stages;
-		rec->fate = dropped ? MPE_REC_DROPPED : MPE_REC_PASSED;
-		rec->action = meta->verdict;
-		rec->bad = meta->bad;
-	}
+#if defined(RTE_ARCH_X86)
+	_mm_sfence(); /* the non-temporal stores are weakly ordered: all of them before head */
+#endif
 	__atomic_store_n(&r->head, head + n, __ATOMIC_RELEASE);
 }
 
