@@ -30,6 +30,8 @@
 #include "flow.h"
 #include "log.h"
 #include "names.h"
+#include "record.h"
+#include "recorder.h"
 #include "stage.h"
 #include "stats.h"
 
@@ -39,23 +41,34 @@ volatile sig_atomic_t mpe_dump_requested;
 
 static uint32_t dump_seq; /* files written by this primary, to keep names unique */
 
-/* The newest MPE_DUMP_KEEP dumps stay; writing one more removes the oldest, so that asking
- * for dumps in a loop cannot fill the runtime directory's file system. */
-static struct {
-	pthread_mutex_t lock;
-	char path[MPE_DUMP_KEEP][PATH_MAX];
-	unsigned int next;
-} kept = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static struct mpe_kept_files kept = MPE_KEPT_FILES_INIT;
 
-static void
-keep(const char *path)
+/* The newest MPE_DUMP_KEEP files of a kind stay; one more removes the oldest, so that asking
+ * for them in a loop cannot fill the runtime directory's file system. */
+void
+mpe_dump_keep(struct mpe_kept_files *k, const char *path)
 {
-	pthread_mutex_lock(&kept.lock);
-	if (kept.path[kept.next][0] != '\0')
-		unlink(kept.path[kept.next]);
-	snprintf(kept.path[kept.next], sizeof(kept.path[0]), "%s", path);
-	kept.next = (kept.next + 1) % MPE_DUMP_KEEP;
-	pthread_mutex_unlock(&kept.lock);
+	pthread_mutex_lock(&k->lock);
+	if (k->path[k->next][0] != '\0')
+		unlink(k->path[k->next]);
+	snprintf(k->path[k->next], sizeof(k->path[0]), "%s", path);
+	k->next = (k->next + 1) % MPE_DUMP_KEEP;
+	pthread_mutex_unlock(&k->lock);
+}
+
+int
+mpe_dump_path(char *path, size_t size, const char *stem, const char *ext)
+{
+	uint32_t seq = __atomic_add_fetch(&dump_seq, 1, __ATOMIC_RELAXED);
+	char stamp[32];
+	struct tm tm;
+	time_t now = time(NULL);
+	int n;
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+	n = snprintf(path, size, "%s/%s-%s-%u.%s", rte_eal_get_runtime_dir(), stem, stamp, seq,
+		     ext);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
 static const char *const run_states[] = {"init", "active", "drain", "stop"};
@@ -327,6 +340,31 @@ dump_flows(FILE *f, const struct mpe_shared *shm)
 		fprintf(f, "(%u more flow tables not listed)\n", tn.skipped);
 }
 
+/* Each worker's flight recorder, written beside the dump as pcapng (record.c). */
+static void
+dump_recorders(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
+{
+	char path[PATH_MAX];
+	unsigned int i;
+	int n;
+
+	section(f, "recorder");
+	if (!shm->conf.recorder) {
+		fprintf(f, "off (recorder = off)\n");
+		return;
+	}
+	for (i = 0; i < shm->conf.nb_workers && i < MPE_MAX_WORKERS; i++) {
+		const struct mpe_rec_ring *r = shm->workers[i].ctl.rec;
+
+		n = mpe_record_file(p, i, path, sizeof(path));
+		fprintf(f, "worker %u: head %" PRIu64 ", ", i, r != NULL ? r->head : 0);
+		if (n < 0)
+			fprintf(f, "not written: %s\n", strerror(-n));
+		else
+			fprintf(f, "last %d packets in %s\n", n, path);
+	}
+}
+
 /* Everything, into @f. */
 static void
 dump_all(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
@@ -346,6 +384,7 @@ dump_all(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
 	dump_workers(f, p, shm);
 	dump_ports(f, shm);
 	dump_flows(f, shm);
+	dump_recorders(f, p, shm);
 	fprintf(f, "\n== end\n");
 }
 
@@ -353,19 +392,14 @@ int
 mpe_dump_write(const struct mpe_primary *p, char *path, size_t size)
 {
 	const struct mpe_shared *shm = p->shm;
-	char stamp[32];
-	struct tm tm;
-	time_t now = time(NULL);
-	uint32_t seq = __atomic_add_fetch(&dump_seq, 1, __ATOMIC_RELAXED);
 	FILE *f;
 	int fd, n;
 
 	if (shm == NULL || shm->run_state == MPE_RUN_STOP)
 		return -ENODEV;
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
-	n = snprintf(path, size, "%s/mpe-dump-%s-%u.txt", rte_eal_get_runtime_dir(), stamp, seq);
-	if (n < 0 || (size_t)n >= size)
-		return -ENAMETOOLONG;
+	n = mpe_dump_path(path, size, "mpe-dump", "txt");
+	if (n < 0)
+		return n;
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return -errno;
@@ -387,7 +421,7 @@ mpe_dump_write(const struct mpe_primary *p, char *path, size_t size)
 		unlink(path);
 		return n;
 	}
-	keep(path);
+	mpe_dump_keep(&kept, path);
 	return 0;
 }
 

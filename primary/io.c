@@ -267,18 +267,49 @@ rings_have_room(struct io *io)
 	return 0;
 }
 
+/* Packets of the flows quarantine blocks (common/shm/quarantine_table.h) are freed here, where they
+ * enter the engine, and counted: per flow (the I/O lcore's row of hits) and as drops. The
+ * others stay in @pkts, in order; returns how many. */
+static __rte_noinline uint16_t
+block_quarantined(struct io *io, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct mpe_quarantine *q = &io->shm->quar;
+	uint8_t buf[MPE_PKT_HEAD_MAX];
+	uint16_t i, kept = 0;
+	uint32_t cap;
+	int f;
+
+	for (i = 0; i < n; i++) {
+		const void *head = mpe_pkt_head(pkts[i], buf, &cap);
+
+		f = mpe_quarantine_match(q, head, cap);
+		if (f < 0) {
+			pkts[kept++] = pkts[i];
+			continue;
+		}
+		q->hits[MPE_QUARANTINE_SITE_IO][f]++;
+		rte_pktmbuf_free(pkts[i]);
+	}
+	io->st->io.drops[MPE_DROP_QUARANTINE] += n - kept;
+	return kept;
+}
+
 static inline uint16_t
 rx_burst(struct io *io, uint16_t idx, uint16_t q)
 {
 	struct rte_mbuf *pkts[MPE_MAX_BURST];
 	uint8_t buf[MPE_PKT_HEAD_MAX]; /* a chain's head, when its first segment is short */
-	uint16_t n, i;
+	uint16_t n, i, rx;
 	uint64_t bytes = 0;
 	uint32_t cap;
 
 	n = rte_eth_rx_burst(io->conf->ports[idx].port_id, q, pkts, io->burst);
 	if (n == 0)
 		return 0;
+	/* the received count takes every packet, blocked ones too: they are counted dropped */
+	rx = n;
+	if (unlikely(io->shm->quar.blocked != 0))
+		n = block_quarantined(io, pkts, n);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct mpe_meta *meta = mpe_meta(m, io->meta_offset);
@@ -295,10 +326,10 @@ rx_burst(struct io *io, uint16_t idx, uint16_t q)
 		}
 		io->pend[w][io->nb_pend[w]++] = m;
 	}
-	io->st->port[idx].rx += n;
+	io->st->port[idx].rx += rx;
 	io->st->port[idx].rx_bytes += bytes;
 	io->st->port[idx].bursts++;
-	return n;
+	return rx;
 }
 
 /* A copy of @m for the mirror port, before @m itself leaves (the driver owns it then). */

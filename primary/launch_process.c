@@ -23,6 +23,8 @@
 #include "inspect.h"
 #include "launch.h"
 #include "log.h"
+#include "quarantine.h"
+#include "record.h"
 #include "recover.h"
 #include "sandbox.h"
 #include "supervise.h"
@@ -303,10 +305,10 @@ leave_down(struct mpe_primary *p, unsigned int id, const char *why)
 /* Recover worker @id; when the pool's ring is left half done for good, the pool cannot be
  * used any more: the engine stops. */
 static int
-recover(struct mpe_primary *p, unsigned int id)
+recover(struct mpe_primary *p, unsigned int id, enum mpe_drop why)
 {
 	char stuck[192];
-	int lost = mpe_recover_worker(p, id, stuck, sizeof(stuck));
+	int lost = mpe_recover_worker(p, id, why, stuck, sizeof(stuck));
 
 	if (lost == -EDEADLK) {
 		MPE_LOG(ERR, engine, "worker %u: %s: every process that takes or returns mbufs "
@@ -316,10 +318,37 @@ recover(struct mpe_primary *p, unsigned int id)
 	return lost;
 }
 
+/* Before worker @id, dead by signal @sig (0: it exited, or unknown), is recovered: its
+ * flight recorder, with the burst it held, goes to a file, and what a fault signal left in
+ * its stages is quarantined. Returns the drop reason of what its recovery reclaims. */
+static enum mpe_drop
+death_evidence(struct mpe_primary *p, unsigned int id, int sig)
+{
+	struct mpe_worker_slot *slot = &p->shm->workers[id];
+	char path[PATH_MAX];
+	unsigned int sealed;
+	int n;
+
+	slot->ctl.last_signal = sig;
+	if (mpe_quarantine_fault(sig))
+		slot->ctl.fault_deaths++;
+	if (slot->ctl.rec != NULL) {
+		sealed = mpe_record_seal(p, id, sig);
+		n = mpe_record_file(p, id, path, sizeof(path));
+		if (n < 0)
+			MPE_LOG(ERR, engine, "worker %u: its flight recorder cannot be written: %s",
+				id, strerror(-n));
+		else
+			MPE_LOG(NOTICE, engine, "worker %u: its last %d packets, %u of them in its "
+				"hands: %s", id, n, sealed, path);
+	}
+	return mpe_quarantine_death(p, id, sig) > 0 ? MPE_DROP_QUARANTINE : MPE_DROP_WORKER_DIED;
+}
+
 /* A worker process ended while the engine runs: recover what it held, then respawn it after
  * a back-off, or leave it down when it restarts too often. */
 static void
-worker_died(struct mpe_primary *p, unsigned int id)
+worker_died(struct mpe_primary *p, unsigned int id, int sig)
 {
 	const struct mpe_conf *conf = &p->shm->conf;
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
@@ -331,7 +360,7 @@ worker_died(struct mpe_primary *p, unsigned int id)
 	rte_wmb();
 	mpe_inspect_worker_gone(p, id);
 	p->life[id].died_tsc = now;
-	lost = recover(p, id);
+	lost = recover(p, id, death_evidence(p, id, sig));
 	MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
 		slot->ctl.last_cause, lost < 0 ? 0 : lost);
 	if (!conf->restart) {
@@ -365,7 +394,7 @@ worker_died(struct mpe_primary *p, unsigned int id)
  * reclaimed and counted all the same, and nothing waits for it: the drain ends on time and
  * the pool gets its mbufs back. */
 static void
-died_stopping(struct mpe_primary *p, unsigned int id)
+died_stopping(struct mpe_primary *p, unsigned int id, int sig)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	unsigned int queued;
@@ -376,7 +405,7 @@ died_stopping(struct mpe_primary *p, unsigned int id)
 	slot->status.state = MPE_WORKER_FAILED;
 	rte_wmb();
 	mpe_inspect_worker_gone(p, id);
-	lost = recover(p, id);
+	lost = recover(p, id, death_evidence(p, id, sig));
 	queued = mpe_recover_drain_input(p, id);
 	MPE_LOG(ERR, engine, "worker %u: %s while the engine %s; %d mbufs reclaimed from its "
 		"hands, %u packets queued for it dropped (worker_down)", id,
@@ -476,10 +505,10 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 	rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
 	/* a death while running, not one at start-up (INIT) nor one the stop caused */
 	if (p->shm->run_state == MPE_RUN_ACTIVE && !asked_to_stop(p, id)) {
-		worker_died(p, id);
+		worker_died(p, id, sig);
 		return;
 	}
-	died_stopping(p, id);
+	died_stopping(p, id, sig);
 }
 
 /* The process of worker @i: our child, or the one an operator started (--no-spawn). */
@@ -518,7 +547,7 @@ check_hand_started(struct mpe_primary *p, unsigned int id)
 			 slot->status.pid);
 	rte_strscpy(slot->status.error, slot->ctl.last_cause, sizeof(slot->status.error));
 	if (p->shm->run_state == MPE_RUN_ACTIVE)
-		worker_died(p, id);
+		worker_died(p, id, 0); /* not our child: its signal is unknown */
 	else
 		slot->status.state = MPE_WORKER_FAILED;
 }

@@ -280,7 +280,8 @@ finish_other_dead(struct mpe_primary *p, unsigned int id)
 }
 
 int
-mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t size)
+mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, char *stuck,
+		   size_t size)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	struct mpe_worker_hand *h = &slot->hand;
@@ -407,7 +408,7 @@ done:
 			rte_mempool_cache_flush(c, p->pool);
 	}
 	slot->ctl.lost += lost;
-	p->shm->sup.drops[MPE_DROP_WORKER_DIED] += lost;
+	p->shm->sup.drops[why] += lost;
 	return (int)lost;
 }
 

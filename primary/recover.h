@@ -6,13 +6,17 @@
 
 #include <stddef.h>
 
+#include "shm.h"
+
 struct mpe_primary;
 struct rte_mempool;
 
 /* After worker @id died. Returns the mbufs reclaimed from its hands, or -errno:
  * -EDEADLK when the pool's ring is left half done, what is stuck in @stuck (nothing was
- * touched: called again once another dead process's part is finished, it goes on). */
-int mpe_recover_worker(struct mpe_primary *p, unsigned int id, char *stuck, size_t size);
+ * touched: called again once another dead process's part is finished, it goes on). What is
+ * reclaimed is counted under drop reason @why (worker_died, or quarantine). */
+int mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, char *stuck,
+		       size_t size);
 /* 1 when a process died inside an operation on @mp's ring, which no one can finish: what
  * was seen goes into @why. Waits up to a quarter of a second when head and tail are apart. */
 int mpe_recover_pool_stuck(struct rte_mempool *mp, char *why, size_t size);

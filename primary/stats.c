@@ -15,6 +15,7 @@ static const char *const drop_names[MPE_DROP_MAX] = {
 	[MPE_DROP_NO_MBUF] = "no_mbuf",	    [MPE_DROP_VERDICT] = "verdict",
 	[MPE_DROP_NO_ROUTE] = "no_route",   [MPE_DROP_SHUTDOWN] = "shutdown",
 	[MPE_DROP_WORKER_DIED] = "worker_died", [MPE_DROP_WORKER_DOWN] = "worker_down",
+	[MPE_DROP_QUARANTINE] = "quarantine",
 };
 
 const char *

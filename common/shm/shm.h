@@ -29,6 +29,7 @@
 #include "config.h"
 #include "decode.h"
 #include "pool.h"
+#include "quarantine_table.h"
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
@@ -88,7 +89,7 @@ struct mpe_worker_hand {
 	uint32_t free_from; /* FREE: work[free_from..n) not yet returned to the pool */
 	uint32_t dev_end;   /* DEV in TX: work[done..dev_end) are in the device call */
 	uint32_t cache_len0; /* DEV: its mempool cache's length when the call began */
-	uint32_t stage;	     /* PROC: the stage (its place in the worker's list) running */
+	uint32_t stage;	     /* the stage (its place in the worker's list) running; nb_stages: none */
 	/* A free under way (free_armed): work[*from..free_end) are being returned through `put`
 	 * (from: free_from in FREE, done in TX), to be counted under drops[free_why] (none when
 	 * MPE_DROP_MAX), which then reads free_count. */
@@ -111,6 +112,8 @@ enum mpe_drop {
 	MPE_DROP_SHUTDOWN,  /* still in a ring when shutdown gave up waiting */
 	MPE_DROP_WORKER_DIED, /* in the hands of a worker when it died */
 	MPE_DROP_WORKER_DOWN, /* bound for a worker that is down for good */
+	MPE_DROP_QUARANTINE,  /* in hand at a fault death (quarantine.pcapng), or of a blocked
+			       * flow (docs/recorder.md) */
 	MPE_DROP_MAX,
 };
 
@@ -215,6 +218,7 @@ struct mpe_shared {
 	struct mpe_io_stats io;
 	struct mpe_counters sup; /* the primary's supervisor: drops it accounts for (its own) */
 	struct mpe_worker_slot workers[MPE_MAX_WORKERS];
+	struct mpe_quarantine quar; /* the primary writes; entry points read (quarantine_table.h) */
 	/* counter_layout=shared only (empty otherwise): the workers' counters side by side,
 	 * sharing cache lines; workers[i].cnt is then unused */
 	struct mpe_counters wcnt[MPE_WCNT_SHARED] __rte_cache_aligned;

@@ -40,6 +40,8 @@ struct mpe_meta {
 #define MPE_META_PARSED 0x01 /* the parse stage filled struct mpe_pkt_priv */
 #define MPE_META_MIRROR 0x02 /* send a copy to the mirror port too */
 #define MPE_META_HASHED 0x04 /* flow_hash is mpe_pkt_flow_hash() of the frame as received */
+/* drop_stage of a packet of a flow quarantine blocks, dropped before any stage */
+#define MPE_META_BLOCKED UINT8_MAX
 
 struct mpe_flow;
 

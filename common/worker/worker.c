@@ -360,20 +360,13 @@ sample_stage(struct mpe_counters *sc, uint64_t t0, uint64_t weight)
 	return t1;
 }
 
-/* Flight recorder (recorder_write.h): a burst is on record before its stages run; its
- * packets' fates are filled in and published once they are done. */
+/* Flight recorder (recorder_write.h): a burst is recorded once its stages are done with it;
+ * one that never gets there is in the hand, where the primary records it. */
 static __rte_always_inline void
-rec_take(struct mpe_worker *w, struct rte_mbuf *const *pkts, uint16_t n)
+rec_write(struct mpe_worker *w, struct rte_mbuf *const *pkts, uint16_t n)
 {
 	if (w->rec != NULL)
-		mpe_rec_take(w->rec, pkts, n, rte_rdtsc(), w->shm->meta_offset);
-}
-
-static __rte_always_inline void
-rec_done(struct mpe_worker *w, struct rte_mbuf *const *pkts, uint16_t n)
-{
-	if (w->rec != NULL)
-		mpe_rec_done(w->rec, pkts, n, w->nb_stages, w->shm->meta_offset);
+		mpe_rec_write(w->rec, pkts, n, w->now, w->nb_stages, w->shm->meta_offset);
 }
 
 /* Stage @s dropped @pkts[kept..n): which stage, for their records. */
@@ -428,6 +421,8 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in
 		sc->drops[MPE_DROP_VERDICT] += n - kept;
 		n = kept;
 	}
+	/* out of the stages: a death from here on is not one a packet caused in them */
+	w->slot->hand.stage = w->nb_stages;
 	return n;
 }
 
@@ -455,14 +450,16 @@ static __rte_noinline void mirror_ports(struct mpe_worker *w, struct rte_mbuf **
  * its queues, the hand's `done` saying which have left; then the dropped are freed.
  * @out_port: where every survivor goes, or MPE_PORT_NONE (see run_stages). */
 static inline void
-transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t out_port)
+transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t out_port,
+	       uint16_t blocked)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
 
 	h->kept = kept;
 	h->done = 0;
 	hand_phase(h, MPE_HAND_TX);
-	w->cnt->drops[MPE_DROP_VERDICT] += n - kept;
+	w->cnt->drops[MPE_DROP_VERDICT] += n - blocked - kept;
+	w->cnt->drops[MPE_DROP_QUARANTINE] += blocked;
 	if (w->mirror)
 		mirror_ports(w, h->work, kept);
 	send_ports(w, h->work, kept, out_port);
@@ -483,7 +480,7 @@ next_dead(const struct mpe_worker *w)
  * prod_mark saying which have gone; then what did not fit and the dropped are freed. What
  * would go to a next stage down for good is not sent, and counted worker_down. */
 static inline void
-enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
+enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t blocked)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
@@ -492,7 +489,8 @@ enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	h->kept = kept;
 	h->prod_mark = w->out->prod.tail;
 	hand_phase(h, MPE_HAND_ENQ);
-	cnt->drops[MPE_DROP_VERDICT] += n - kept;
+	cnt->drops[MPE_DROP_VERDICT] += n - blocked - kept;
+	cnt->drops[MPE_DROP_QUARANTINE] += blocked;
 	if (!next_dead(w))
 		sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work, kept,
 							     NULL);
@@ -536,6 +534,40 @@ prefetch_ahead(const struct mpe_worker *w, uint32_t head, uint32_t avail)
 	}
 }
 
+/* Packets of the flows quarantine blocks (quarantine_table.h), where this worker takes them:
+ * from the ports (they enter the engine here), or from a ring (they were queued before their
+ * flow was blocked, perhaps for the very worker they killed). They are moved behind the
+ * others in @pkts, marked for the recorder and counted per flow in this worker's row of hits;
+ * returns how many. The caller frees them with what the stages drop, counted as quarantine
+ * drops. Only while some flow is blocked. */
+static __rte_noinline uint16_t
+block_quarantined(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct mpe_quarantine *q = &w->shm->quar;
+	const int off = w->shm->meta_offset;
+	struct rte_mbuf *out[MPE_MAX_BURST];
+	uint8_t buf[MPE_PKT_HEAD_MAX];
+	uint16_t i, kept = 0, nb = 0;
+	uint32_t cap;
+	int f;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const void *head = mpe_pkt_head(m, buf, &cap);
+
+		f = mpe_quarantine_match(q, head, cap);
+		if (f < 0) {
+			pkts[kept++] = m;
+			continue;
+		}
+		q->hits[1 + w->id][f]++;
+		mpe_meta(m, off)->drop_stage = MPE_META_BLOCKED;
+		out[nb++] = m;
+	}
+	memcpy(pkts + kept, out, nb * sizeof(out[0]));
+	return nb;
+}
+
 /* Ring shape: one burst from the input ring to the output ring, with the hand in shared
  * memory kept exact at every step (see enum mpe_hand_phase). */
 static inline uint16_t
@@ -543,7 +575,7 @@ burst_rings(struct mpe_worker *w)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
-	uint16_t n, kept, i, out_port;
+	uint16_t n, kept, i, out_port, blocked = 0;
 	uint32_t bytes = 0;
 	unsigned int avail;
 
@@ -561,13 +593,15 @@ burst_rings(struct mpe_worker *w)
 	cnt->rx += n;
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
-	rec_take(w, h->pkts, n);
-	kept = run_stages(w, h->work, n, MPE_PORT_NONE, &out_port);
-	rec_done(w, h->pkts, n);
+	/* packets of a flow blocked while they were queued for this worker */
+	if (unlikely(w->shm->quar.blocked != 0))
+		blocked = block_quarantined(w, h->work, n);
+	kept = run_stages(w, h->work, n - blocked, MPE_PORT_NONE, &out_port);
+	rec_write(w, h->pkts, n);
 	if (w->out == NULL)
-		transmit_burst(w, n, kept, out_port);
+		transmit_burst(w, n, kept, out_port, blocked);
 	else
-		enqueue_burst(w, n, kept);
+		enqueue_burst(w, n, kept, blocked);
 	h->cons_mark += n; /* the input's cons.tail now, without a look at its line */
 	hand_phase_release(h, MPE_HAND_DEQ);
 	return n;
@@ -677,7 +711,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
 	const int off = w->shm->meta_offset;
-	uint16_t n = 0, kept, i, port = 0, out_port;
+	uint16_t n = 0, kept, i, port = 0, out_port, blocked = 0;
 	uint32_t bytes = 0;
 	unsigned int k;
 
@@ -722,13 +756,15 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	}
 	cnt->rx_bytes += bytes;
 	cnt->bursts++;
-	rec_take(w, h->pkts, n);
-	kept = run_stages(w, h->work, n, port, &out_port);
-	rec_done(w, h->pkts, n);
+	/* the packets of blocked flows go behind the others, out of the stages' reach */
+	if (unlikely(w->shm->quar.blocked != 0))
+		blocked = block_quarantined(w, h->work, n);
+	kept = run_stages(w, h->work, n - blocked, port, &out_port);
+	rec_write(w, h->pkts, n);
 	if (w->out == NULL)
-		transmit_burst(w, n, kept, out_port);
+		transmit_burst(w, n, kept, out_port, blocked);
 	else
-		enqueue_burst(w, n, kept);
+		enqueue_burst(w, n, kept, blocked);
 	return n;
 }
 
@@ -741,6 +777,7 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 	struct loop_clock clk = {0};
 	unsigned int next_port = 0;
 
+	slot->hand.stage = w->nb_stages; /* in no stage */
 	if (!ports_in) {
 		slot->hand.cons_mark = w->in->cons.tail;
 		hand_phase_release(&slot->hand, MPE_HAND_DEQ);
