@@ -2,6 +2,7 @@
 /* Thread build: workers are lcore threads of the primary, running the same loop as the
  * worker processes. A crashing worker takes the whole engine down with it. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,90 @@ const char *const mpe_launch_model = "thread";
 const uint32_t mpe_launch_model_id = 1;
 
 static struct mpe_worker *workers[MPE_MAX_WORKERS];
+
+static const struct mpe_shared *fault_shm; /* for on_fault() */
+
+/* @s at the end of @buf (@len bytes used of @size); returns the new length. */
+static size_t
+put_str(char *buf, size_t len, size_t size, const char *s)
+{
+	while (*s != '\0' && len + 1 < size)
+		buf[len++] = *s++;
+	return len;
+}
+
+static size_t
+put_uint(char *buf, size_t len, size_t size, unsigned int v)
+{
+	char digits[12];
+	unsigned int n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0 && len + 1 < size)
+		buf[len++] = digits[--n];
+	return len;
+}
+
+/* A fault signal in this process: a worker's stage (or anything else) crashed. The thread
+ * build cannot survive it; say which worker and which stage before the default action ends
+ * the process. Async-signal-safe: the message is built by hand and written with write(2). */
+static void
+on_fault(int sig)
+{
+	const struct mpe_shared *shm = fault_shm;
+	const unsigned int lc = rte_lcore_id();
+	const char *abbrev = sigabbrev_np(sig);
+	char msg[320];
+	size_t n = 0;
+	unsigned int i;
+
+	n = put_str(msg, n, sizeof(msg), "mpe: SIG");
+	n = put_str(msg, n, sizeof(msg), abbrev != NULL ? abbrev : "?");
+	for (i = 0; shm != NULL && i < shm->conf.nb_workers; i++)
+		if (shm->conf.workers[i].lcore == lc)
+			break;
+	if (shm != NULL && i < shm->conf.nb_workers) {
+		const struct mpe_worker_conf *wc = &shm->conf.workers[i];
+		const uint32_t s = shm->workers[i].hand.stage;
+		const struct mpe_stage_info *info =
+			s < wc->nb_stages ? mpe_stage_info(wc->stages[s]) : NULL;
+
+		n = put_str(msg, n, sizeof(msg), " in worker ");
+		n = put_uint(msg, n, sizeof(msg), i);
+		n = put_str(msg, n, sizeof(msg), " (lcore ");
+		n = put_uint(msg, n, sizeof(msg), lc);
+		n = put_str(msg, n, sizeof(msg), "), stage ");
+		n = put_uint(msg, n, sizeof(msg), s);
+		n = put_str(msg, n, sizeof(msg), " (");
+		n = put_str(msg, n, sizeof(msg), info != NULL ? info->name : "?");
+		n = put_str(msg, n, sizeof(msg), ")");
+	}
+	n = put_str(msg, n, sizeof(msg), ": the thread build stops here, a crashing worker "
+		    "takes the engine down; the process build respawns the worker and "
+		    "quarantines what it held (docs/recorder.md)\n");
+	if (write(STDERR_FILENO, msg, n) < 0)
+		n = 0;
+	raise(sig); /* SA_RESETHAND | SA_NODEFER: the default action, now */
+}
+
+static void
+fault_handlers(const struct mpe_shared *shm)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+	struct sigaction sa;
+	unsigned int i;
+
+	fault_shm = shm;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fault;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < RTE_DIM(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
 
 /* Workers share the primary's EAL: nothing of its arguments is passed on. */
 int
@@ -43,6 +128,7 @@ mpe_launch_check(struct mpe_primary *p)
 	MPE_LOG(NOTICE, engine, "thread build: workers are threads of this process, and one that "
 		"crashes takes the whole engine down (the process build isolates and respawns "
 		"them)");
+	fault_handlers(p->shm);
 	if (conf->sandbox)
 		MPE_LOG(NOTICE, engine, "sandbox: not applicable in the thread build: the workers "
 			"share this process, which keeps what the primary needs (docs/sandbox.md)");
