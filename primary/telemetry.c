@@ -29,6 +29,8 @@
 #include "flow.h"
 #include "inspect.h"
 #include "log.h"
+#include "quarantine.h"
+#include "record.h"
 #include "ruleset.h"
 #include "shm_ops.h"
 #include "stage.h"
@@ -338,6 +340,9 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	/* what its sandbox applied ("" while it attaches), and how often it killed it */
 	rte_tel_data_add_dict_string(w, "sandbox", sandbox);
 	rte_tel_data_add_dict_u64(w, "sandbox_kills", slot->ctl.sandbox_kills);
+	/* deaths by a fault signal, and the packets they left in its stages (quarantined) */
+	rte_tel_data_add_dict_u64(w, "fault_deaths", slot->ctl.fault_deaths);
+	rte_tel_data_add_dict_u64(w, "quarantined", slot->ctl.quarantined);
 	rte_tel_data_add_dict_u64(w, "cycles_per_packet",
 				  per_packet(cnt->cycles, cnt->rx));
 	/* the cycles above and the stages' are timed on one non-empty burst in this many */
@@ -789,6 +794,125 @@ cmd_dump(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /mpe/record,W: worker W's flight recorder into a pcapng file in the runtime directory;
+ * answers {"path": FILE, "packets": N}, or {"error": REASON}. */
+static int
+cmd_record(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct mpe_shared *shm = engine();
+	char path[PATH_MAX], msg[RTE_TEL_MAX_STRING_LEN];
+	unsigned int id;
+	int n;
+
+	if (shm == NULL)
+		return -ENODEV;
+	if (param_worker(shm, params, &id) < 0)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	n = mpe_record_file(tel_primary, id, path, sizeof(path));
+	if (n < 0) {
+		snprintf(msg, sizeof(msg), "worker %u: %s", id, n == -ENOENT ?
+			 "recorder = off" : strerror(-n));
+		rte_tel_data_add_dict_string(d, "error", msg);
+		return 0;
+	}
+	rte_tel_data_add_dict_string(d, "path", fit(path, msg));
+	rte_tel_data_add_dict_u64(d, "packets", (uint64_t)n);
+	return 0;
+}
+
+/* Flows the quarantine knows, per entry index: flow, state (suspect, blocked), deaths,
+ * quarantined, blocked (packets dropped since it was blocked); and the file. */
+static int
+cmd_quarantine(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct mpe_shared *shm = engine();
+	const struct mpe_quarantine *q;
+	struct rte_tel_data *flows;
+	char key[16], text[128], buf[RTE_TEL_MAX_STRING_LEN];
+	unsigned int i, nb;
+
+	if (shm == NULL)
+		return -ENODEV;
+	if (params != NULL && params[0] != '\0')
+		return -EINVAL;
+	q = &shm->quar;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "quarantine_after", shm->conf.quarantine_after);
+	rte_tel_data_add_dict_u64(d, "blocked", q->blocked);
+	rte_tel_data_add_dict_u64(d, "untracked", q->full);
+	snprintf(text, sizeof(text), "%s/%s", rte_eal_get_runtime_dir(), MPE_QUARANTINE_FILE);
+	rte_tel_data_add_dict_string(d, "file", fit(text, buf));
+	flows = new_dict();
+	if (flows == NULL)
+		return -ENOMEM;
+	nb = RTE_MIN(__atomic_load_n(&q->nb, __ATOMIC_ACQUIRE), (uint32_t)MPE_QUARANTINE_FLOWS);
+	for (i = 0; i < nb; i++) {
+		const struct mpe_qflow *e = &q->flows[i];
+		uint32_t state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+		struct rte_tel_data *f;
+
+		if (state == MPE_QFLOW_FREE)
+			continue;
+		f = new_dict();
+		if (f == NULL) {
+			rte_tel_data_free(flows);
+			return -ENOMEM;
+		}
+		mpe_quarantine_flow_text(&e->key, text, sizeof(text));
+		rte_tel_data_add_dict_string(f, "flow", fit(text, buf));
+		rte_tel_data_add_dict_string(f, "state", state == MPE_QFLOW_BLOCKED ? "blocked" :
+					     "suspect");
+		rte_tel_data_add_dict_u64(f, "deaths", e->deaths);
+		rte_tel_data_add_dict_u64(f, "quarantined", e->quarantined);
+		rte_tel_data_add_dict_u64(f, "blocked_packets",
+					  mpe_quarantine_blocked_packets(tel_primary, i));
+		rte_tel_data_add_dict_string(f, "last_signal", sigabbrev_np(e->last_signal) != NULL ?
+					     sigabbrev_np(e->last_signal) : "?");
+		rte_tel_data_add_dict_u64(f, "last_worker", e->last_worker);
+		snprintf(key, sizeof(key), "%u", i);
+		if (add_child(flows, key, f) < 0) {
+			rte_tel_data_free(flows);
+			return -ENOMEM;
+		}
+	}
+	return add_child(d, "flows", flows);
+}
+
+/* /mpe/quarantine_clear,N|all: release flow N (its index in /mpe/quarantine), or all;
+ * answers {"released": BLOCKED FLOWS, "forgotten": SUSPECTS} or {"error": REASON}. */
+static int
+cmd_quarantine_clear(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int forgotten;
+	char *end;
+	unsigned long v;
+	int entry = -1, n;
+
+	if (engine() == NULL)
+		return -ENODEV;
+	if (params == NULL || params[0] == '\0')
+		return -EINVAL;
+	if (strcmp(params, "all") != 0) {
+		if (!isdigit((unsigned char)params[0]))
+			return -EINVAL;
+		v = strtoul(params, &end, 10);
+		if (*end != '\0' || v >= MPE_QUARANTINE_FLOWS)
+			return -EINVAL;
+		entry = (int)v;
+	}
+	rte_tel_data_start_dict(d);
+	n = mpe_quarantine_clear(tel_primary, entry, &forgotten);
+	if (n < 0) {
+		rte_tel_data_add_dict_string(d, "error", entry < 0 ? "no flow is quarantined" :
+					     "no such flow in the quarantine");
+		return 0;
+	}
+	rte_tel_data_add_dict_u64(d, "released", (uint64_t)n);
+	rte_tel_data_add_dict_u64(d, "forgotten", forgotten);
+	return 0;
+}
+
 /* The commands as registered: each runs under open_lock (telemetry callbacks take no
  * context, so one wrapper is made per command). */
 #define LOCKED(fn)                                                                          \
@@ -811,6 +935,9 @@ LOCKED(cmd_acl)
 LOCKED(cmd_flows)
 LOCKED(cmd_reload)
 LOCKED(cmd_dump)
+LOCKED(cmd_record)
+LOCKED(cmd_quarantine)
+LOCKED(cmd_quarantine_clear)
 
 static const struct {
 	const char *cmd;
@@ -837,6 +964,14 @@ static const struct {
 	 HELP("Reload the rules (parameter: another rules file); ok, or every error")},
 	{"/mpe/dump", cmd_dump_locked,
 	 HELP("Write a debug dump in the runtime directory; returns its path. No parameters")},
+	{"/mpe/record", cmd_record_locked,
+	 HELP("Worker W's flight recorder (parameter W) as pcapng in the runtime directory; "
+	 "returns its path and packets")},
+	{"/mpe/quarantine", cmd_quarantine_locked,
+	 HELP("Flows the quarantine knows: flow, state, deaths, quarantined, blocked_packets. "
+	 "No parameters")},
+	{"/mpe/quarantine_clear", cmd_quarantine_clear_locked,
+	 HELP("Release quarantined flow N (parameter, its index in /mpe/quarantine), or 'all'")},
 };
 
 void

@@ -31,7 +31,7 @@ BASE = ["/", "/help", "/info", "/ethdev/list", "/eal/params"]
 MPE = ["/mpe/config", "/mpe/info", "/mpe/rings", "/mpe/stats", "/mpe/workers"]
 MPE_NEW = ["/mpe/acl", "/mpe/dump", "/mpe/flows", "/mpe/reload"]
 DROPS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutdown", "worker_died",
-         "worker_down"]
+         "worker_down", "quarantine"]
 
 
 def drops(**nonzero):

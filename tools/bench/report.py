@@ -16,7 +16,7 @@ import textwrap
 from procs import BenchError
 
 DROP_REASONS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutdown",
-                "worker_died", "worker_down"]
+                "worker_died", "worker_down", "quarantine"]
 RAW_FIELDS = ["round", "seq", "case", "impl", "traffic", "status", "seconds", "sink_mpps",
               "engine_out_mpps", "engine_in_mpps", "port_rx_mpps", "rss_kib", "memory",
               "stage_cycles_per_packet", "acl_cycles_per_packet", "line_rtt_ns",
