@@ -4,7 +4,8 @@
 # directory, with every section and values that agree with the running engine:
 #   - engine (build, worker count, primary pid), memzones (mpe_shared), mempools (mpe_mbufs:
 #     its size, some in use under traffic), the four rings, both workers
-#     (pid, lcore, state), both ports (device counters moving), flow tables (one line each);
+#     (pid, lcore, state), both ports (device counters moving), flow tables (one line each), the recorder (each
+#     worker's pcapng file, which tshark reads);
 #   - process build: with a worker SIGSTOPped, both ways still answer at once, and the dump
 #     shows that worker's heartbeat standing still while the other's moves.
 . "$(dirname "$0")/lib.sh"
@@ -50,7 +51,7 @@ tel_dump() {
 # sections FILE: every section header, in order
 sections() {
 	[ "$(grep '^== ' "$1" | tr '\n' '|')" = \
-		"== engine|== memzones|== mempools|== rings|== workers|== ports|== flow tables|== end|" ]
+		"== engine|== memzones|== mempools|== rings|== workers|== ports|== flow tables|== recorder|== end|" ]
 }
 
 # content FILE: the values agree with this engine
@@ -76,8 +77,17 @@ content() {
 		{ echo "#   hands"; ok=1; }
 	grep -qE "^  device: ipackets [1-9][0-9]* " "$f" || { echo "#   port 0 counters"; ok=1; }
 	[ "$(grep -cE "^port [01] \(net_null[01]\): ethdev [01]," "$f")" = 2 ] || { echo "#   ports"; ok=1; }
-	[ "$(sed -n '/^== flow tables/,/^== end/p' "$f" | grep -cE "^worker [01]: (none|table )")" = 2 ] ||
+	[ "$(sed -n '/^== flow tables/,/^== recorder/p' "$f" | grep -cE "^worker [01]: (none|table )")" = 2 ] ||
 		{ echo "#   flow tables"; ok=1; }
+	# each worker's recorder, written beside the dump, as pcapng that tshark reads
+	for w in 0 1; do
+		local rec n
+		rec=$(sed -n "s/^worker $w: head [0-9]*, last [0-9]* packets in \(.*\)$/\1/p" "$f")
+		n=$(sed -n "s/^worker $w: head [0-9]*, last \([0-9]*\) packets in .*/\1/p" "$f")
+		[ -n "$rec" ] && [ -f "$rec" ] && tshark -r "$rec" > /dev/null 2>&1 &&
+			[ "$(tshark -r "$rec" -T fields -e frame.comment 2>/dev/null | grep -c "^worker $w, port ")" = "$n" ] ||
+			{ echo "#   recorder of worker $w: '${rec:-none}', ${n:-?} packets"; ok=1; }
+	done
 	return $ok
 }
 

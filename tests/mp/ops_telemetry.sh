@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 DROPS='["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutdown", "worker_died",
-	"worker_down"]'
+	"worker_down", "quarantine"]'
 RING_SIZE=1024
 
 cfg=$TMP/engine.ini
@@ -127,7 +127,7 @@ check "/mpe/workers: workers 0 and 1, each with every key and type" jtest "$t.w"
 	restarts=int, lost=int, in_doubt=int,
 	last_cause=str,
 	last_recover_ms=int, down=int, dead=int, sandbox=str, sandbox_kills=int,
-	cycles_per_packet=int, stages=dict)
+	fault_deaths=int, quarantined=int, cycles_per_packet=int, stages=dict)
 	and drops_ok(w["drops"]) for w in v.values())'
 check "/mpe/workers: each worker's sandbox says what it applied ($MODEL build)" jtest "$t.w" \
 	"all(w['sandbox'].startswith('seccomp,') if '$MODEL' == 'process'
