@@ -157,7 +157,7 @@ def fmt_cpp(d):
 ALT_LEAK_MAX = 0.05
 
 ALT_FIELDS = ["pair", "start", "case", "first", "window", "a_mpps", "b_mpps", "ratio",
-              "a_switches_per_s", "b_switches_per_s", "stopped_leak", "status"]
+              "a_switches_per_s", "b_switches_per_s", "stopped_leak", "status", "tsc_hz"]
 # the pairs of engines that take turns: the two builds, and the control, two engines of the
 # process build (engine 1 and engine 2), which shows what the method reads where nothing
 # differs
@@ -204,6 +204,15 @@ def pool_pair(model):
 SANDBOX_PAIR = "process: sandbox on/off"
 
 
+# one configuration with the flight recorder on (its default) against itself with recorder =
+# off, in one build, in alternating windows: the rate with the recorder over that without,
+# rows under the configuration
+
+
+def recorder_pair(model):
+    return "%s: recorder on/off" % model
+
+
 # how often an engine's threads must give up their CPU, a second, in both builds, for its
 # configuration to run again with ring_size given: a lcore on a CPU of its own is taken off
 # it a few hundred times a second at most (timer ticks, the host's own work); one that shares
@@ -212,17 +221,19 @@ HANDOVER_MIN = 1000
 
 
 def alt_row(start, case, first, window, rates, status="ok", leak=None, pair=PAIR,
-            switched=None):
+            switched=None, tsc_hz=None):
     """One row of alternate.csv: window @window of an alternating start of @pair (@first:
     the engine started first: a build, or "1" or "2" in the control), @rates = (a pps, b pps)
     in it (process and thread; in the control engine 1 and engine 2), @switched the same for
     the times per second its threads gave up their CPU, @leak the start's largest share of an
-    engine's rate sent while it was stopped. A window in which an engine sent nothing has no
+    engine's rate sent while it was stopped, @tsc_hz the TSC's rate as engine a gives it
+    (/mpe/info; None: a is not the engine). A window in which an engine sent nothing has no
     ratio and fails."""
     r = {"pair": pair, "start": start, "case": case, "first": first, "window": window or "",
          "a_mpps": "", "b_mpps": "", "ratio": "", "a_switches_per_s": "",
          "b_switches_per_s": "",
-         "stopped_leak": "" if leak is None else "%.4f" % leak, "status": status}
+         "stopped_leak": "" if leak is None else "%.4f" % leak, "status": status,
+         "tsc_hz": "" if tsc_hz is None else "%d" % tsc_hz}
     if switched is not None:
         r["a_switches_per_s"], r["b_switches_per_s"] = ("%.0f" % x for x in switched)
     if rates is not None:
@@ -638,6 +649,7 @@ def markdown(s, cases, refs, meta):
     L += ref_side_text(s, cases, meta.get("ref_side", []), meta.get("alt_rows", []), meta)
     L += pool_text(cases, meta.get("pool_side", []), meta.get("alt_rows", []), meta)
     L += sandbox_text(cases, meta.get("sandbox_side", []), meta.get("alt_rows", []), meta)
+    L += recorder_text(cases, meta.get("recorder_side", []), meta.get("alt_rows", []), meta)
     fs = [c for c in cases if c.get("fs")]
     if fs:
         L.append("## False sharing: per-worker counters on shared cache lines")
@@ -1025,6 +1037,84 @@ def sandbox_text(cases, names, alt_rows, meta):
               "the median over the starts, and in brackets each start's median window ratio. "
               "The packet path makes no system call, so the filter never runs on it." % (
                   _starts_text(meta)), ""]
+    return L
+
+
+def cycles_summary(rows, case, pair):
+    """@pair's cost in TSC cycles a packet of @case from its alternating starts: in each good
+    window, tsc_hz / a's rate - tsc_hz / b's rate (tsc_hz / rate: the TSC cycles of the run's
+    time that one packet at the sink takes), {"starts": [median of each start's windows],
+    "median": median of those, "windows": how many, "errors": failed rows, "no_hz": good
+    windows without tsc_hz}; None when @case has no row of @pair."""
+    per, errors, no_hz, n = {}, 0, 0, 0
+    for r in rows:
+        if r["case"] != case or r["pair"] != pair:
+            continue
+        if r["status"] != "ok":
+            errors += 1
+            continue
+        hz = _f(r, "tsc_hz")
+        if not hz:
+            no_hz += 1
+            continue
+        a, b = _f(r, "a_mpps") * 1e6, _f(r, "b_mpps") * 1e6
+        per.setdefault(int(r["start"]), []).append(hz / a - hz / b)
+        n += 1
+    if not per and not errors and not no_hz:
+        return None
+    starts = [statistics.median(v) for _, v in sorted(per.items())]
+    return {"starts": starts, "median": statistics.median(starts) if starts else None,
+            "windows": n, "errors": errors, "no_hz": no_hz}
+
+
+def _cycles_cell(a):
+    """A cell of cycles_summary() @a: the median over starts, then each start's."""
+    if a is None:
+        return "–"
+    if not a["windows"]:
+        return "n/a (%s)" % "; ".join(
+            x for x in ("%d failed" % a["errors"] if a["errors"] else "",
+                        "no tsc_hz" if a["no_hz"] else "") if x)
+    return "%.1f (%s%s)" % (a["median"], ", ".join("%.1f" % x for x in a["starts"]),
+                            "; %d failed" % a["errors"] if a["errors"] else "")
+
+
+def recorder_text(cases, names, alt_rows, meta):
+    """Recorder on against off, side by side: for each configuration of @names that ran
+    against itself with recorder = off (@alt_rows, pairs recorder_pair()), each build's rate
+    with the flight recorder over its rate without, and the TSC cycles a packet that makes."""
+    ran = {c["name"]: c for c in cases if not c.get("na")}
+    side = {(r["case"], r["pair"]) for r in alt_rows}
+    models = ("process", "thread")
+    L = []
+    for cn in names:
+        if cn not in ran or not any((cn, recorder_pair(m)) in side for m in models):
+            continue
+        if not L:
+            L += ["## Recorder on against off, side by side", "",
+                  "| configuration | traffic | process, recorder on/off | thread, recorder "
+                  "on/off | process, cycles/pkt on − off | thread, cycles/pkt on − off |",
+                  "|---|---|---|---|---|---|"]
+        cells = [_side_cell(alt_summary(alt_rows, cn, recorder_pair(m))) for m in models]
+        cells += [_cycles_cell(cycles_summary(alt_rows, cn, recorder_pair(m))) for m in models]
+        L.append("| %s | %s | %s |" % (ran[cn]["label"], ran[cn].get("traffic", "–"),
+                                       " | ".join(cells)))
+    if L:
+        L += ["", "The configuration with the flight recorder on (its default: each worker "
+              "copies the first `recorder_snap` bytes of every packet it takes, 128 as the "
+              "configurations leave it out, into a ring in shared memory) and the same with "
+              "`recorder = off`, started together in one build and run in alternating windows "
+              "as the two builds are (section \"Process against thread in alternating "
+              "windows\", %s), in each build. On/off: the rate with the recorder over the rate "
+              "without, the median over the starts, and in brackets each start's median window "
+              "ratio. Cycles/pkt: in each pair of neighbouring windows, tsc_hz / rate with the "
+              "recorder less tsc_hz / rate without, tsc_hz the TSC's rate the engine gives in "
+              "`/mpe/info` (column `tsc_hz` of alternate.csv): the TSC cycles of the run's "
+              "time that each packet at the sink takes more with the recorder; the median over "
+              "the starts of each start's median over its windows, and in brackets each "
+              "start's. It is derived from the two rates, not counted in the worker: where "
+              "another lcore than the worker limits the rate, what the recorder costs the "
+              "worker need not show in it." % (_starts_text(meta)), ""]
     return L
 
 

@@ -320,14 +320,17 @@ def run_side_by_side(progs, source, workdir, warmup, windows, window, settle=ALT
     Returns {"rates": [[sink pps of each window] per program], "switches": [[switches() per
     second of each window] per program], "leak": the largest share of its own rate that a
     program transmitted while it was meant to be stopped (near 0 when every process of it
-    stopped), "restarts": engine worker restarts seen}."""
+    stopped), "restarts": engine worker restarts seen, "tsc_hz": [the TSC's rate each engine
+    gives in /mpe/info, None for a program that is not the engine]}."""
     engines = []
+    hz = []
     try:
         for pr in progs:
             g = Group(workdir, pr["tag"])
             engines.append([g, None, None, None])
             prim = pr["start"](g)
             engines[-1][1:3] = [prim, Telemetry(g.prefix)]
+            hz.append(engines[-1][2].get("/mpe/info").get("tsc_hz") if pr["mpe"] else None)
             _hold(g, prim, signal.SIGSTOP)
         ports = sink_ports(source)
         rates = [[] for _ in engines]
@@ -375,7 +378,8 @@ def run_side_by_side(progs, source, workdir, warmup, windows, window, settle=ALT
                 restarts += sum(w.get("restarts", 0) for w in tel.workers().values())
             tel.close()
             g.stop(30)
-        return {"rates": rates, "switches": switched, "leak": leak, "restarts": restarts}
+        return {"rates": rates, "switches": switched, "leak": leak, "restarts": restarts,
+                "tsc_hz": hz}
     finally:
         for g, prim, tel, _ in engines:
             if prim is not None:
