@@ -297,6 +297,42 @@ if len(cells) != 2:
 for k, impl in enumerate(("process", "thread")):
     two_windows(pool.get(impl, []), "full-dist-1w", "given",
                 "the %s build against its default pool" % impl, cells[k] if cells else None)
+# recorder on against off side by side: the quick run's fwd-rss-1w and full-dist-1w, one start
+# of each build against itself with recorder = off, the recorder on first, two windows, each
+# the rate with the recorder over the rate without; and the cycles a packet, tsc_hz / rate on
+# - tsc_hz / rate off in each window, the median of the two. full-dist-1w's start, on the
+# capture, may fail the stopped-engine check on a busy host, as its start against the default
+# pool may: then its cells must say so
+rec = side_rows(": recorder on/off")
+for label, case, traffic in (("forward-only, rss, 1 worker", "fwd-rss-1w", "null"),
+                             ("full inspection, distributor, 1 worker", "full-dist-1w",
+                              "capture")):
+    cells = section_cells("Recorder on against off, side by side",
+                          "| %s | %s | " % (label, traffic), 2)
+    if len(cells) != 4:
+        bad.append("bench.md: no line of %s recorder on against off with four cells: %r"
+                   % (case, cells))
+    for k, impl in enumerate(("process", "thread")):
+        rs = [r for r in rec.get(impl, []) if r["case"] == case]
+        if case == "full-dist-1w" and len(rs) == 2 and all(
+                r["status"].endswith("of its rate while stopped") for r in rs):
+            if not cells or cells[k] != "n/a (2 failed)" or cells[2 + k] != "n/a (2 failed)":
+                bad.append("bench.md: %s %s failed, its cells do not say so: %r"
+                           % (case, impl, cells))
+            continue
+        two_windows(rs, case, "on", "%s in the %s build, recorder on against off"
+                    % (case, impl), cells[k] if cells else None)
+        try:
+            cy = [float(r["tsc_hz"]) / (float(r["a_mpps"]) * 1e6) -
+                  float(r["tsc_hz"]) / (float(r["b_mpps"]) * 1e6) for r in rs]
+            want = "%.1f (%.1f)" % (((cy[0] + cy[1]) / 2,) * 2)
+        except (ValueError, ZeroDivisionError, IndexError):
+            bad.append("alternate.csv: %s %s recorder on/off: two windows with tsc_hz and two "
+                       "rates: %r" % (case, impl, rs))
+            continue
+        if cells and cells[2 + k] != want:
+            bad.append("bench.md: %s %s: cycles a packet %r, not tsc_hz / rate on - tsc_hz / "
+                       "rate off of its windows (%r)" % (case, impl, cells[2 + k], want))
 md = open(out + "/bench.md").read().splitlines()
 tables = 0
 for i, line in enumerate(md):

@@ -221,6 +221,56 @@ check(report.alt_summary(pool, "full")["windows"] == 1,
 check(report.pool_text(pcs, ["full"], vs, {"alternate": 2, "windows": 2}) == [],
       "pool size: nothing ran against the default pool, no section")
 
+# recorder on against off side by side: each build's rate with the recorder over its rate
+# without, the median over starts and each start's, a failed window counted; and the TSC
+# cycles a packet that makes, tsc_hz / rate on - tsc_hz / rate off window by window, the
+# median of each start's windows, then over the starts; a configuration that did not run
+# against recorder = off is left out
+rp, rt = report.recorder_pair("process"), report.recorder_pair("thread")
+hz = 2000000000
+rec = [report.alt_row(1, "full", "on", 1, (20e6, 25e6), pair=rp, tsc_hz=hz),
+       report.alt_row(1, "full", "on", 2, (20e6, 25e6), pair=rp, tsc_hz=hz),
+       report.alt_row(2, "full", "off", 1, (25e6, 25e6), pair=rp, tsc_hz=hz),
+       report.alt_row(1, "full", "on", 1, (10e6, 12.5e6), pair=rt, tsc_hz=hz),
+       report.alt_row(1, "full", "on", 2, (0, 10e6), pair=rt, tsc_hz=hz),
+       report.alt_row(1, "full", "on", 1, (1.0, 1.0), pair=report.PAIR)]
+check(rec[0]["tsc_hz"] == "2000000000" and rec[-1]["tsc_hz"] == ""
+      and "tsc_hz" in report.ALT_FIELDS,
+      "recorder: alternate.csv's rows carry the engine's tsc_hz where it gave one")
+text = "\n".join(report.recorder_text(pcs, ["full", "dist"], rec,
+                                      {"alternate": 2, "windows": 2}))
+check("## Recorder on against off, side by side" in text
+      and "| configuration | traffic | process, recorder on/off | thread, recorder on/off | "
+      "process, cycles/pkt on − off | thread, cycles/pkt on − off |" in text
+      and "| full 1 | capture | 0.90 (0.80, 1.00) | 0.80 (0.80; 1 failed) | 10.0 (20.0, 0.0) "
+      "| 40.0 (40.0; 1 failed) |" in text
+      and "dist 1" not in text and "2 starts of 2 windows each" in text
+      and "`recorder = off`" in text and "tsc_hz / rate" in text and "`/mpe/info`" in text,
+      "recorder: process starts 0.80 and 1.00 (20 and 0 cycles), thread one window of 40 "
+      "cycles and one without packets, the configuration without rows left out (%s)"
+      % text.splitlines()[4:5])
+check(report.alt_summary(rec, "full")["windows"] == 1,
+      "recorder: its windows stay out of the process/thread ratio")
+check(report.recorder_text(pcs, ["full"], pool, {"alternate": 2, "windows": 2}) == [],
+      "recorder: nothing ran against recorder = off, no section")
+nohz = [report.alt_row(1, "full", "on", 1, (20e6, 25e6), pair=rp)]
+check("| full 1 | capture | 0.80 (0.80) | – | n/a (no tsc_hz) | – |" in
+      report.recorder_text(pcs, ["full"], nohz, {"alternate": 1, "windows": 2}),
+      "recorder: windows without tsc_hz give no cycles, one build alone the other's cells –")
+md = report.markdown(report.Summary([row(1, "full", "process", 20.0, {}),
+                                     row(1, "full", "thread", 20.0, {})]), pcs[:1], [],
+                     {"command": "c", "host": "h", "rounds": 1, "seed": 1, "duration": 1.0,
+                      "warmup": 0.5, "pcap_desc": "p", "alt_rows": rec,
+                      "recorder_side": ["full"], "side_starts": 2, "windows": 2})
+check("## Recorder on against off, side by side" in md
+      and "| full 1 | capture | 0.90 (0.80, 1.00) | 0.80 (0.80; 1 failed) | 10.0 (20.0, 0.0) "
+      "| 40.0 (40.0; 1 failed) |" in md,
+      "recorder: bench.md has the section when its pairs ran")
+hl = report.headline(report.Summary([]), pcs[:1], [],
+                     {"command": "c", "host": "h", "alt_rows": rec})
+check("recorder" not in hl and "| process build / thread build, every configuration | 1.000 |"
+      in hl, "recorder: headline.md takes nothing of its rows but the process/thread window")
+
 # the engine's configuration for a case with queues: each worker on its own
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..",
                                 "tools", "bench"))
