@@ -377,7 +377,8 @@ total() {
 }
 
 # The tests' telemetry client (tel_client.py PREFIX COMMAND), and JSON helpers for checks.
-CLIENT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tel_client.py
+MPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # this folder: tel_client.py, frames.py
+CLIENT=$MPDIR/tel_client.py
 
 # jget FILE EXPR: prints EXPR evaluated with v = the JSON value in FILE (nothing on error)
 jget() {

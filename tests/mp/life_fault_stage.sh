@@ -25,31 +25,10 @@ SIGNALS=("11 (Segmentation fault)" "6 (Aborted)" "8 (Floating point exception)"
 
 # the captures: background UDP flows with "bg SEQ" payloads; clean.pcap adds near misses,
 # faults.pcap one trigger per word of FAULTS after each GAP
-python3 - "$TMP" "$GAP" "${FAULTS[@]}" <<'EOF2'
-import struct, sys
+PYTHONPATH=$MPDIR python3 - "$TMP" "$GAP" "${FAULTS[@]}" <<'EOF2'
+import sys
+from frames import frame, pcap
 tmp, gap, faults = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-
-def csum(b):
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    s = (s >> 16) + (s & 0xffff)
-    return ~(s + (s >> 16)) & 0xffff
-
-def frame(src, sport, dport, payload, proto=17):
-    if proto == 17:
-        l4 = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
-    else:
-        l4 = struct.pack("!HHIIBBHHH", sport, dport, 1, 0, 0x50, 0x18, 1024, 0, 0) + payload
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), 0, 0, 64, proto, 0,
-                     bytes([10, 0, 0, src]), bytes([10, 0, 1, 1]))
-    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-    f = bytes.fromhex("020000000002020000000001") + b"\x08\x00" + ip + l4
-    return f + b"\0" * max(0, 60 - len(f))
-
-def pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", i // 1000000, i % 1000000, len(fr), len(fr)) + fr)
 
 seq = 0
 def background(frames):

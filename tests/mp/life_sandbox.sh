@@ -54,28 +54,10 @@ ATTEMPTS=("read" "create" "connect $PORT" "exec" "ptrace" "capset")
 GAP=100 # background packets before each trigger, and after the last
 BURST=16
 # the capture: background UDP flows with "bg SEQ" payloads, triggers to port 4919
-python3 - "$TMP/in0.pcap" "$TMP/empty.pcap" "$GAP" "${ATTEMPTS[@]}" <<'EOF'
-import struct, sys
+PYTHONPATH=$MPDIR python3 - "$TMP/in0.pcap" "$TMP/empty.pcap" "$GAP" "${ATTEMPTS[@]}" <<'EOF'
+import sys
+from frames import frame, pcap
 out, empty, gap, attempts = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-
-def csum(b):
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    s = (s >> 16) + (s & 0xffff)
-    return ~(s + (s >> 16)) & 0xffff
-
-def frame(src, sport, dport, payload):
-    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
-                     bytes([10, 0, 0, src]), bytes([10, 0, 1, 1]))
-    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-    f = bytes.fromhex("020000000002020000000001") + b"\x08\x00" + ip + udp
-    return f + b"\0" * max(0, 60 - len(f))
-
-def pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", i // 1000000, i % 1000000, len(fr), len(fr)) + fr)
 
 frames, seq = [], 0
 for k, what in enumerate(attempts + [None]):
