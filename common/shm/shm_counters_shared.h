@@ -14,7 +14,7 @@ struct mpe_counters {
 	uint64_t rx_bytes;
 	uint64_t drops[MPE_DROP_MAX];
 	uint64_t wait_cycles; /* written only around waits */
-	uint64_t pad[7];      /* keeps the three below at the end of a line, as before */
+	uint64_t pad[6];      /* keeps the three below at the end of a line, as before */
 	uint64_t bursts;
 	uint64_t polls;
 	uint64_t cycles;
