@@ -80,6 +80,7 @@ content() {
 	[ "$(sed -n '/^== flow tables/,/^== recorder/p' "$f" | grep -cE "^worker [01]: (none|table )")" = 2 ] ||
 		{ echo "#   flow tables"; ok=1; }
 	# each worker's recorder, written beside the dump, as pcapng that tshark reads
+	local recorded=0
 	for w in 0 1; do
 		local rec n
 		rec=$(sed -n "s/^worker $w: head [0-9]*, last [0-9]* packets in \(.*\)$/\1/p" "$f")
@@ -87,7 +88,9 @@ content() {
 		[ -n "$rec" ] && [ -f "$rec" ] && tshark -r "$rec" > /dev/null 2>&1 &&
 			[ "$(tshark -r "$rec" -T fields -e frame.comment 2>/dev/null | grep -c "^worker $w, port ")" = "$n" ] ||
 			{ echo "#   recorder of worker $w: '${rec:-none}', ${n:-?} packets"; ok=1; }
+		recorded=$((recorded + ${n:-0}))
 	done
+	[ "$recorded" -gt 0 ] || { echo "#   the recorders hold no packet under traffic"; ok=1; }
 	return $ok
 }
 
