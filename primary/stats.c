@@ -225,6 +225,10 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 				mpe_stage_info(conf->workers[i].stages[s])->name, sc->rx,
 				(double)sc->cycles / (double)sc->rx);
 		}
+		if (slot->rec_cnt.rx > 0)
+			fprintf(out, "    recorder   packets %" PRIu64 " cycles/pkt %.1f\n",
+				slot->rec_cnt.rx,
+				(double)slot->rec_cnt.cycles / (double)slot->rec_cnt.rx);
 	}
 	if (conf->cycles_sample > 1)
 		fprintf(out, "  cycles/pkt: estimates, from one non-empty burst in %u timed "

@@ -347,6 +347,19 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 				  per_packet(cnt->cycles, cnt->rx));
 	/* the cycles above and the stages' are timed on one non-empty burst in this many */
 	rte_tel_data_add_dict_u64(w, "cycles_sample", shm->conf.cycles_sample);
+	if (slot->ctl.rec != NULL) {
+		/* its flight recorder's writes, timed as the stages are */
+		struct rte_tel_data *r = new_dict();
+
+		if (r == NULL)
+			return -ENOMEM;
+		rte_tel_data_add_dict_u64(r, "packets", slot->rec_cnt.rx);
+		rte_tel_data_add_dict_u64(r, "cycles", slot->rec_cnt.cycles);
+		rte_tel_data_add_dict_u64(r, "cycles_per_packet",
+					  per_packet(slot->rec_cnt.cycles, slot->rec_cnt.rx));
+		if (add_child(w, "recorder", r) < 0)
+			return -ENOMEM;
+	}
 	return add_stages(w, wc, slot);
 }
 

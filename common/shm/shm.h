@@ -33,7 +33,7 @@
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 15
+#define MPE_SHM_LAYOUT_VERSION 16
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -171,6 +171,9 @@ struct mpe_worker_slot {
 	struct mpe_worker_status status; /* worker writes, primary reads */
 	struct mpe_counters cnt;	 /* worker writes, primary reads */
 	struct mpe_counters stage_cnt[MPE_MAX_STAGES]; /* per stage: worker writes */
+	/* its flight recorder's writes: rx packets recorded, cycles (sampled as the stages'
+	 * are); worker writes */
+	struct mpe_counters rec_cnt;
 	/* frames the parse stage found malformed, by enum mpe_decode_bad: worker writes */
 	uint64_t malformed[MPE_DECODE_BAD_MAX] __rte_cache_aligned;
 	struct mpe_inspect_counters insp;

@@ -365,8 +365,21 @@ sample_stage(struct mpe_counters *sc, uint64_t t0, uint64_t weight)
 static __rte_always_inline void
 rec_write(struct mpe_worker *w, struct rte_mbuf *const *pkts, uint16_t n)
 {
-	if (w->rec != NULL)
+	struct mpe_counters *rc = &w->slot->rec_cnt;
+	uint64_t t0;
+
+	if (w->rec == NULL)
+		return;
+	if (!w->timed) {
 		mpe_rec_write(w->rec, pkts, n, w->now, w->nb_stages, w->shm->meta_offset);
+		rc->rx += n;
+		return;
+	}
+	/* timed as a stage is: its cycles stand for the untimed bursts since the last timed */
+	t0 = rte_rdtsc();
+	mpe_rec_write(w->rec, pkts, n, w->now, w->nb_stages, w->shm->meta_offset);
+	sample_stage(rc, t0, (uint64_t)w->span + 1);
+	rc->rx += n;
 }
 
 /* Stage @s dropped @pkts[kept..n): which stage, for their records. */
@@ -746,10 +759,13 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->n = n;
 	hand_phase(h, MPE_HAND_PROC);
 	*next = i;
-	/* one pass over the burst: metadata, bytes, the working copy of the pointers */
+	/* one pass over the burst: metadata, bytes, the working copy of the pointers; and the
+	 * frame's first line on its way, for the recorder, where no stage may read it */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = h->pkts[i];
 
+		if (w->rec != NULL)
+			rte_prefetch0(rte_pktmbuf_mtod(m, void *));
 		mpe_meta_init(mpe_meta(m, off), port);
 		bytes += rte_pktmbuf_pkt_len(m);
 		h->work[i] = m;

@@ -302,17 +302,27 @@ for k, impl in enumerate(("process", "thread")):
 # the rate with the recorder over the rate without; and the cycles a packet, tsc_hz / rate on
 # - tsc_hz / rate off in each window, the median of the two. full-dist-1w's start, on the
 # capture, may fail the stopped-engine check on a busy host, as its start against the default
-# pool may: then its cells must say so
+# pool may: then its cells must say so. And the recorder's cycles as the worker counts them, the
+# round's figure of stage "recorder" in bench.csv, > 0: the recorder is on in the rounds
 rec = side_rows(": recorder on/off")
 for label, case, traffic in (("forward-only, rss, 1 worker", "fwd-rss-1w", "null"),
                              ("full inspection, distributor, 1 worker", "full-dist-1w",
                               "capture")):
     cells = section_cells("Recorder on against off, side by side",
                           "| %s | %s | " % (label, traffic), 2)
-    if len(cells) != 4:
-        bad.append("bench.md: no line of %s recorder on against off with four cells: %r"
+    if len(cells) != 6:
+        bad.append("bench.md: no line of %s recorder on against off with six cells: %r"
                    % (case, cells))
     for k, impl in enumerate(("process", "thread")):
+        kv = dict(x.split("=") for r in raw if r["case"] == case and r["impl"] == impl
+                  and r["status"] == "ok" for x in r["stage_cycles_per_packet"].split())
+        ran = any(r["case"] == case and r["impl"] == impl and r["status"] == "ok" for r in raw)
+        if ran and ("w0.recorder" not in kv or float(kv["w0.recorder"]) <= 0):
+            bad.append("bench.csv: %s %s: no cycles of the recorder counted in worker 0: %r"
+                       % (case, impl, kv))
+        elif ran and len(cells) == 6 and cells[4 + k] != "%.1f" % float(kv["w0.recorder"]):
+            bad.append("bench.md: %s %s: the recorder's cycles in the worker %r, not the "
+                       "round's %s" % (case, impl, cells[4 + k], kv["w0.recorder"]))
         rs = [r for r in rec.get(impl, []) if r["case"] == case]
         if case == "full-dist-1w" and len(rs) == 2 and all(
                 r["status"].endswith("of its rate while stopped") for r in rs):

@@ -135,6 +135,10 @@ check "/mpe/workers: each worker's sandbox says what it applied ($MODEL build)" 
 check "/mpe/workers: stage fwd of each worker with packets and cycles_per_packet" jtest "$t.w" \
 	'all(list(w["stages"]) == ["fwd"] and has(w["stages"]["fwd"], packets=int,
 	cycles_per_packet=int) for w in v.values())'
+check "/mpe/workers: each worker's flight recorder counted its writes: packets and their cycles" \
+	jtest "$t.w" 'all(has(w["recorder"], packets=int, cycles=int, cycles_per_packet=int)
+	and w["recorder"]["packets"] > 0 and w["recorder"]["cycles"] > 0
+	for w in v.values())'
 check "/mpe/workers: both running on lcores 2 and 3, rx > 0, heartbeat_age_ms < 1000" \
 	jtest "$t.w" 'all(v[i]["state"] == "running" and v[i]["lcore"] == 2 + int(i)
 	and v[i]["rx"] > 0 and v[i]["heartbeat_age_ms"] < 1000 and v[i]["stages"]["fwd"]["packets"] > 0

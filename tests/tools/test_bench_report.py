@@ -241,20 +241,31 @@ text = "\n".join(report.recorder_text(pcs, ["full", "dist"], rec,
                                       {"alternate": 2, "windows": 2}))
 check("## Recorder on against off, side by side" in text
       and "| configuration | traffic | process, recorder on/off | thread, recorder on/off | "
-      "process, cycles/pkt on − off | thread, cycles/pkt on − off |" in text
+      "process, cycles/pkt on − off | thread, cycles/pkt on − off | process, cycles/pkt in "
+      "the worker | thread, cycles/pkt in the worker |" in text
       and "| full 1 | capture | 0.90 (0.80, 1.00) | 0.80 (0.80; 1 failed) | 10.0 (20.0, 0.0) "
-      "| 40.0 (40.0; 1 failed) |" in text
+      "| 40.0 (40.0; 1 failed) | – | – |" in text
       and "dist 1" not in text and "2 starts of 2 windows each" in text
       and "`recorder = off`" in text and "tsc_hz / rate" in text and "`/mpe/info`" in text,
       "recorder: process starts 0.80 and 1.00 (20 and 0 cycles), thread one window of 40 "
       "cycles and one without packets, the configuration without rows left out (%s)"
       % text.splitlines()[4:5])
+# the workers' own count of the recorder's cycles: the median over the rounds that ran, per
+# worker, where the rounds counted it
+rs = report.Summary([row(1, "full", "process", 20.0, {"w0.acl": 11.0, "w0.recorder": 8.0}),
+                     row(2, "full", "process", 20.0, {"w0.recorder": 9.0, "w1.recorder": 4.0}),
+                     row(3, "full", "process", 20.0, {"w0.recorder": 30.0}, status="error"),
+                     row(1, "full", "thread", 20.0, {"w0.acl": 11.0})])
+text = "\n".join(report.recorder_text(pcs, ["full"], rec, {"alternate": 2, "windows": 2}, rs))
+check("| 40.0 (40.0; 1 failed) | 8.5, 4.0 | – |" in text and "`/mpe/workers`" in text,
+      "recorder: in the worker, process w0 8.0 and 9.0 (a failed round left out), w1 4.0; "
+      "thread without the counter (%s)" % text.splitlines()[4:5])
 check(report.alt_summary(rec, "full")["windows"] == 1,
       "recorder: its windows stay out of the process/thread ratio")
 check(report.recorder_text(pcs, ["full"], pool, {"alternate": 2, "windows": 2}) == [],
       "recorder: nothing ran against recorder = off, no section")
 nohz = [report.alt_row(1, "full", "on", 1, (20e6, 25e6), pair=rp)]
-check("| full 1 | capture | 0.80 (0.80) | – | n/a (no tsc_hz) | – |" in
+check("| full 1 | capture | 0.80 (0.80) | – | n/a (no tsc_hz) | – | – | – |" in
       report.recorder_text(pcs, ["full"], nohz, {"alternate": 1, "windows": 2}),
       "recorder: windows without tsc_hz give no cycles, one build alone the other's cells –")
 md = report.markdown(report.Summary([row(1, "full", "process", 20.0, {}),

@@ -649,7 +649,8 @@ def markdown(s, cases, refs, meta):
     L += ref_side_text(s, cases, meta.get("ref_side", []), meta.get("alt_rows", []), meta)
     L += pool_text(cases, meta.get("pool_side", []), meta.get("alt_rows", []), meta)
     L += sandbox_text(cases, meta.get("sandbox_side", []), meta.get("alt_rows", []), meta)
-    L += recorder_text(cases, meta.get("recorder_side", []), meta.get("alt_rows", []), meta)
+    L += recorder_text(cases, meta.get("recorder_side", []), meta.get("alt_rows", []), meta,
+                       s)
     fs = [c for c in cases if c.get("fs")]
     if fs:
         L.append("## False sharing: per-worker counters on shared cache lines")
@@ -1079,10 +1080,19 @@ def _cycles_cell(a):
                             "; %d failed" % a["errors"] if a["errors"] else "")
 
 
-def recorder_text(cases, names, alt_rows, meta):
+def _rec_worker_cell(s, case, impl):
+    """The recorder's cycles per packet as the workers count them (stage "recorder" of
+    stage_cpp), the median over the rounds, each worker's; "–" where none was counted."""
+    cpp = s.stage_cpp(case, impl) if s is not None else {}
+    got = sorted((k, v) for k, v in cpp.items() if k.endswith(".recorder"))
+    return ", ".join("%.1f" % v for _, v in got) if got else "–"
+
+
+def recorder_text(cases, names, alt_rows, meta, s=None):
     """Recorder on against off, side by side: for each configuration of @names that ran
     against itself with recorder = off (@alt_rows, pairs recorder_pair()), each build's rate
-    with the flight recorder over its rate without, and the TSC cycles a packet that makes."""
+    with the flight recorder over its rate without, the TSC cycles a packet that makes; and
+    from the rounds (@s, a Summary), the cycles its writes take as each worker counts them."""
     ran = {c["name"]: c for c in cases if not c.get("na")}
     side = {(r["case"], r["pair"]) for r in alt_rows}
     models = ("process", "thread")
@@ -1093,10 +1103,12 @@ def recorder_text(cases, names, alt_rows, meta):
         if not L:
             L += ["## Recorder on against off, side by side", "",
                   "| configuration | traffic | process, recorder on/off | thread, recorder "
-                  "on/off | process, cycles/pkt on − off | thread, cycles/pkt on − off |",
-                  "|---|---|---|---|---|---|"]
+                  "on/off | process, cycles/pkt on − off | thread, cycles/pkt on − off | "
+                  "process, cycles/pkt in the worker | thread, cycles/pkt in the worker |",
+                  "|---|---|---|---|---|---|---|---|"]
         cells = [_side_cell(alt_summary(alt_rows, cn, recorder_pair(m))) for m in models]
         cells += [_cycles_cell(cycles_summary(alt_rows, cn, recorder_pair(m))) for m in models]
+        cells += [_rec_worker_cell(s, cn, m) for m in models]
         L.append("| %s | %s | %s |" % (ran[cn]["label"], ran[cn].get("traffic", "–"),
                                        " | ".join(cells)))
     if L:
@@ -1114,7 +1126,12 @@ def recorder_text(cases, names, alt_rows, meta):
               "the starts of each start's median over its windows, and in brackets each "
               "start's. It is derived from the two rates, not counted in the worker: where "
               "another lcore than the worker limits the rate, what the recorder costs the "
-              "worker need not show in it." % (_starts_text(meta)), ""]
+              "worker need not show in it. In the worker: the TSC cycles of its writes per "
+              "packet, timed in the worker as its stages are (counter `recorder` of "
+              "`/mpe/workers`, on one burst in cycles_sample), the median over the rounds "
+              "(the recorder on, as the configurations leave it), one figure per worker: "
+              "what the recorder itself takes, without what it may make other work pay in "
+              "the cache." % (_starts_text(meta)), ""]
     return L
 
 

@@ -163,14 +163,22 @@ def _stage_cpp(w0, w1):
     """Cycles per packet of each stage of each worker over the window (telemetry gives
     cumulative packets and a rounded cumulative cycles per packet)."""
     out = {}
+
+    def cycles(st):
+        return st["cycles"] if "cycles" in st else st["packets"] * st["cycles_per_packet"]
+
     for wid, w in w1.items():
-        for name, st in w.get("stages", {}).items():
-            p1, c1 = st["packets"], st["packets"] * st["cycles_per_packet"]
-            old = w0.get(wid, {}).get("stages", {}).get(name, {"packets": 0,
-                                                                "cycles_per_packet": 0})
-            p0, c0 = old["packets"], old["packets"] * old["cycles_per_packet"]
+        # the flight recorder's writes (counted whole) as one more stage, "recorder"
+        parts = dict(w.get("stages", {}))
+        if "recorder" in w:
+            parts["recorder"] = w["recorder"]
+        for name, st in parts.items():
+            old0 = w0.get(wid, {})
+            old = (old0.get("recorder") if name == "recorder" else
+                   old0.get("stages", {}).get(name)) or {"packets": 0, "cycles": 0}
+            p1, p0 = st["packets"], old["packets"]
             if p1 > p0:
-                out["w%s.%s" % (wid, name)] = (c1 - c0) / (p1 - p0)
+                out["w%s.%s" % (wid, name)] = (cycles(st) - cycles(old)) / (p1 - p0)
     return out
 
 
