@@ -69,6 +69,78 @@ remove_empty_runtime_dir(void)
 		rmdir(dir);
 }
 
+/* The EAL's messages while it attaches go to stdout as its own console stream sends them, and
+ * one that says it could not map something where the primary has it is remembered: its shared
+ * config ("... please use '--base-virtaddr' option") or an area at a fixed address ("Cannot get
+ * a virtual area at requested address"). */
+static int eal_named_base;
+
+static ssize_t
+eal_log_write(void *cookie, const char *buf, size_t size)
+{
+	static const char *const clash[] = {"base-virtaddr", "at requested address"};
+	unsigned int i;
+
+	RTE_SET_USED(cookie);
+	for (i = 0; i < RTE_DIM(clash); i++)
+		if (memmem(buf, size, clash[i], strlen(clash[i])) != NULL)
+			eal_named_base = 1;
+	size = fwrite(buf, 1, size, stdout);
+	fflush(stdout);
+	return (ssize_t)size;
+}
+
+/* rte_eal_init(), its messages through eal_log_write() */
+static int
+eal_init(int argc, char **argv)
+{
+	static const cookie_io_functions_t eal_log_io = {.write = eal_log_write};
+	FILE *eal_log = fopencookie(NULL, "w", eal_log_io);
+	int rc;
+
+	if (eal_log != NULL) {
+		setvbuf(eal_log, NULL, _IOLBF, 0);
+		rte_openlog_stream(eal_log);
+	}
+	rc = rte_eal_init(argc, argv);
+	/* the EAL's own console stream from here on */
+	rte_openlog_stream(NULL);
+	if (eal_log != NULL)
+		fclose(eal_log);
+	return rc;
+}
+
+/* rte_eal_init() failed with @err (rte_errno): say why in terms of what to do. Where a primary
+ * is alive (it holds the lock on its config file), the memory is there; if this process could
+ * not map it where the primary has it (the EAL said so, or gave ENOMEM, its error for the
+ * memory segments), a mapping of its own (a library, the heap, a sanitizer's
+ * shadow) sits at those addresses, and the cure is a --base-virtaddr for the primary that is
+ * free in both (docs/operations.md#address-space). */
+static void
+attach_failed(int err)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+	char cfg[PATH_MAX];
+	int alive = 0;
+
+	if (dir != NULL && dir[0] != '\0' &&
+	    snprintf(cfg, sizeof(cfg), "%s/config", dir) < (int)sizeof(cfg))
+		alive = rte_eal_primary_proc_alive(cfg);
+	remove_empty_runtime_dir();
+	if (!alive)
+		fprintf(stderr, "mpe-secondary: cannot attach to a primary: %s: is mpe-primary "
+			"running with the same --file-prefix?\n",
+			err != 0 ? rte_strerror(err) : "EAL initialisation failed");
+	else if (eal_named_base || err == ENOMEM)
+		fprintf(stderr, "mpe-secondary: cannot map the primary's shared memory at the "
+			"primary's addresses: something else of this process is mapped there (the "
+			"EAL's message above says where); start mpe-primary with --base-virtaddr "
+			"ADDR, an address free in both (docs/operations.md#address-space)\n");
+	else
+		fprintf(stderr, "mpe-secondary: cannot attach to the running primary: %s (the "
+			"EAL's message above says why)\n", rte_strerror(err));
+}
+
 /* --worker N; --log-fd FD and --spawned when spawned by the primary (a pipe for its output,
  * and the slot it may take: one the primary spawns for). */
 static unsigned int
@@ -326,14 +398,9 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	/* our output may be a pipe to the primary: once it is gone, writes fail, nothing more */
 	signal(SIGPIPE, SIG_IGN);
-	rc = rte_eal_init(argc, argv);
+	rc = eal_init(argc, argv);
 	if (rc < 0) {
-		int err = rte_errno;
-
-		remove_empty_runtime_dir();
-		fprintf(stderr, "mpe-secondary: cannot attach to a primary: %s: is mpe-primary "
-			"running with the same --file-prefix?\n",
-			err != 0 ? rte_strerror(err) : "EAL initialisation failed");
+		attach_failed(rte_errno);
 		return EXIT_FAILURE;
 	}
 	if (rte_eal_process_type() != RTE_PROC_SECONDARY) {
