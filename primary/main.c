@@ -114,12 +114,14 @@ main(int argc, char **argv)
 	if (conf == NULL)
 		return 1;
 	/* Everything about the configuration is known before the EAL touches hugepages. */
-	if (mpe_args_parse(argc, argv, &a, p) < 0 || mpe_args_config(&a, conf) < 0)
-		return 1;
-	if (a.check)
-		return 0;
-	if (mpe_args_check_eal(a.nb_eal, argv) < 0 || mpe_launch_eal_args(a.nb_eal, argv) < 0)
-		return 1;
+	rc = mpe_args_parse(argc, argv, &a, p) < 0 || mpe_args_config(&a, conf) < 0;
+	if (rc == 0 && !a.check &&
+	    (mpe_args_check_eal(a.nb_eal, argv) < 0 || mpe_launch_eal_args(a.nb_eal, argv) < 0))
+		rc = 1;
+	if (rc != 0 || a.check) {
+		free(conf);
+		return rc;
+	}
 
 	mpe_supervise_signals(p);
 	eal_start(p, a.nb_eal, argv, runtime_dir, sizeof(runtime_dir));
