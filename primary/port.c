@@ -306,13 +306,17 @@ log_queue_spread(int idx, const char *device, unsigned int nq, const struct rte_
 void
 mpe_port_close_all(struct mpe_primary *p)
 {
-	const struct mpe_conf *conf = &p->shm->conf;
+	const struct mpe_conf *conf;
 	int i;
 
 	if (p->pdump) {
 		rte_pdump_uninit(); /* no new capture may start on ports being closed */
 		p->pdump = 0;
 	}
+	/* an engine stopped before its shared memory existed has no port started */
+	if (p->shm == NULL)
+		return;
+	conf = &p->shm->conf;
 	for (i = 0; i < p->ports_started; i++) {
 		uint16_t pid = conf->ports[i].port_id;
 		struct rte_eth_stats st;
