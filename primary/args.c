@@ -182,6 +182,38 @@ refuse_eal_args(int argc, char **argv)
 	return 0;
 }
 
+void
+mpe_args_base_default(int *nb_eal, char ***argv)
+{
+#ifdef MPE_BASE_VIRTADDR_DEFAULT
+	static char opt[] = "--base-virtaddr=" MPE_BASE_VIRTADDR_DEFAULT;
+	static char *args[256]; /* the EAL keeps pointers into its arguments */
+	const int n = *nb_eal;
+	int i;
+
+	for (i = 1; i < n && strcmp((*argv)[i], "--") != 0; i++)
+		if (strncmp((*argv)[i], "--base-virtaddr", strlen("--base-virtaddr")) == 0)
+			return;
+	if (n + 2 > (int)RTE_DIM(args)) {
+		fprintf(stderr, "mpe-primary: sanitizer build: more than %zu EAL arguments, "
+			"--base-virtaddr not added\n", RTE_DIM(args) - 2);
+		return;
+	}
+	args[0] = (*argv)[0];
+	args[1] = opt;
+	for (i = 1; i < n; i++)
+		args[i + 1] = (*argv)[i];
+	*argv = args;
+	*nb_eal = n + 1;
+	fprintf(stderr, "mpe-primary: sanitizer build: the EAL's memory from %s, above the "
+		"sanitizer's shadow memory (--base-virtaddr to choose; "
+		"docs/operations.md#address-space)\n", MPE_BASE_VIRTADDR_DEFAULT);
+#else
+	RTE_SET_USED(nb_eal);
+	RTE_SET_USED(argv);
+#endif
+}
+
 /* EAL options every worker process needs too, so that it sees the same memory and devices.
  * They are passed on as written, so they must be written in full: the EAL also takes a
  * prefix of a long option ("--no-p"), which this scan would miss. */

@@ -29,6 +29,10 @@ int mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf);
 /* The EAL arguments argv[1 .. argc - 1]: refuse the options the engine cannot run with, and
  * those to be passed on to workers that are abbreviated. 0, or -errno after saying why. */
 int mpe_args_check_eal(int argc, char **argv);
+/* A sanitizer build (MPE_BASE_VIRTADDR_DEFAULT): the EAL arguments argv[0 .. *nb_eal - 1]
+ * with --base-virtaddr at that address added when they choose none, into *@argv and
+ * *@nb_eal, said on stderr. Any other build: nothing. */
+void mpe_args_base_default(int *nb_eal, char ***argv);
 /* The EAL arguments every worker process is given too, as written (--file-prefix apart: the
  * workers get it as the EAL took it), into @out, at most @max (@out NULL: only counted).
  * How many, or -errno after saying why on stderr. */

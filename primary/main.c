@@ -115,6 +115,8 @@ main(int argc, char **argv)
 		return 1;
 	/* Everything about the configuration is known before the EAL touches hugepages. */
 	rc = mpe_args_parse(argc, argv, &a, p) < 0 || mpe_args_config(&a, conf) < 0;
+	if (rc == 0 && !a.check)
+		mpe_args_base_default(&a.nb_eal, &argv);
 	if (rc == 0 && !a.check &&
 	    (mpe_args_check_eal(a.nb_eal, argv) < 0 || mpe_launch_eal_args(a.nb_eal, argv) < 0))
 		rc = 1;
