@@ -15,6 +15,10 @@
 
 SQUAT=$BUILD/tests/mp/libmpe-test-squat.so
 BASE=0x300000000000
+# a sanitizer build's runtime must come first among the libraries preloaded
+PRELOAD=$SQUAT
+ASAN_LIB=$(ldd "$SECONDARY" | awk '/libasan/ { print $3 }')
+[ -z "$ASAN_LIB" ] || PRELOAD="$ASAN_LIB $SQUAT"
 
 cfg=$TMP/engine.ini
 printf '[engine]\nshape = distributor\nio_lcore = 1\n\n%s\n[worker 0]\nlcore = 2\n' \
@@ -33,7 +37,7 @@ check "the worker's command line passes --base-virtaddr on" \
 # say it could not map the primary's memory and name --base-virtaddr
 refused() {
 	local name=$1 wlog=$TMP/worker-$1.log rc=0
-	MPE_TEST_SQUAT=$2 LD_PRELOAD=$SQUAT timeout -k 2 10 "$SECONDARY" "${args[@]}" \
+	MPE_TEST_SQUAT=$2 LD_PRELOAD=$PRELOAD timeout -k 2 10 "$SECONDARY" "${args[@]}" \
 		> "$wlog" 2>&1 || rc=$?
 	check "$name: the squat held $2 in the worker" grep -q "^squat: holding $2" "$wlog"
 	check "$name: the worker refuses (status $rc), not a timeout" \

@@ -2,8 +2,8 @@
 /* A library for LD_PRELOAD in tests (fail_attach_clash.sh): before main() it maps
  * MPE_TEST_SQUAT="ADDR:LEN" (numbers as strtoull reads them) as an inaccessible area, as a
  * library, the heap or a sanitizer's shadow would hold those addresses. It says on stderr
- * whether it holds them, and does nothing without the variable. */
-#define _GNU_SOURCE
+ * whether it holds them, and does nothing without the variable. (_GNU_SOURCE, for
+ * MAP_FIXED_NOREPLACE: the project's arguments.) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

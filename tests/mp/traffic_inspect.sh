@@ -108,6 +108,7 @@ wait_for "$log" "running:" 60 || true
 # every packet in, and every one out or dropped: then ask telemetry while the engine runs
 settled=0
 for ((i = 0; i < 600; i++)); do
+	kill -0 "$PRIMARY_PID" 2> /dev/null || break # gone: no use asking for a minute
 	s=$(tel /mpe/stats 2> /dev/null) || { sleep 0.1; continue; }
 	if [ "$(echo "$s" | jq_py 'd["in"] == d["out"] + d["dropped"] == '"$total")" = True ]; then
 		settled=1
