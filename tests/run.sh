@@ -3,9 +3,11 @@
 # Runs every test suite but the benchmarks on a fresh Debian 12 host: installs what it needs,
 # reserves hugepages, builds build-process/ and build-thread/ (worker processes, worker
 # threads) and runs the unit, tools and mp suites of each, then builds the two parser fuzzers
-# with clang in build-fuzz/ and runs the fuzz suite (a short run of each over its seed corpus).
-# Ends with one line "N passed, N failed" (N counting the tests of all three builds). Needs
-# root.
+# with clang in build-fuzz/ and runs the fuzz suite (a short run of each over its seed corpus),
+# then builds each worker model again with AddressSanitizer and UBSan (build-sanitize-process/,
+# build-sanitize-thread/) and runs the same suites but the bench. Ends with one line
+# "N passed, N failed" (N counting the tests of all five builds, and a sanitizer report as one
+# failure). Needs root.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,6 +71,42 @@ build_or_exit "$dir" fuzz tests/fuzz/fuzz_decode tests/fuzz/fuzz_rules
 echo "=== fuzz build"
 meson test -C "$dir" --no-rebuild --suite fuzz --num-processes 1 --print-errorlogs
 count_results "$dir"
+
+# The engine under AddressSanitizer and UBSan, each worker model (docs/testing.md#sanitizers):
+# every undefined behaviour fatal, leaks checked at exit where the sandbox lets the check run,
+# the unit, tools and mp suites but the bench (suite bench: a measurement, meaningless here).
+# Any report is a failure: each mp test looks for one in its logs (tests/mp/lib.sh), and a
+# report in any test's output counts one more here. A worker that a report aborts is recovered
+# by the primary like any other death, and a test that allows deaths would not see it. The
+# fault signals stay the process's (handle_segv=0 ...): the tests that inject them expect the
+# signal, not the sanitizer's report of it.
+for model in process thread; do
+	dir=build-sanitize-$model
+	opts=(-Dworker_model=$model -Ddebug=true -Dtest_stages=true -Db_sanitize=address,undefined
+	      -Db_lundef=false -Dc_args=-fno-sanitize-recover=all)
+	if [ -f "$dir/build.ninja" ]; then
+		meson configure "$dir" "${opts[@]}" > /dev/null || exit 1
+	else
+		meson setup "$dir" "${opts[@]}" > /dev/null || exit 1
+	fi
+	build_or_exit "$dir" "sanitize-$model"
+	echo "=== $model build, AddressSanitizer and UBSan"
+	signals=handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_sigill=0:handle_abort=0
+	ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:$signals \
+	LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
+		meson test -C "$dir" --suite unit --suite tools --suite mp --no-suite bench \
+		--num-processes 1 --timeout-multiplier 3 --print-errorlogs
+	count_results "$dir"
+	# every test's own output too: a report there that no check caught is a failure
+	if grep -qE "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" \
+		"$dir/meson-logs/testlog.txt"; then
+		echo "sanitizer reports in $dir/meson-logs/testlog.txt ($model build):"
+		grep -E -A12 "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" \
+			"$dir/meson-logs/testlog.txt" | head -80
+		failed=$((failed + 1))
+	fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -237,7 +237,23 @@ worker_pid() {
 	sed -n "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" "${2:-$log}" | tail -1
 }
 
+# A sanitizer build (MPE_SANITIZE: meson's b_sanitize): a report anywhere in the test's logs
+# (the primary's holds its workers' output) is a failure, whatever the test saw of it: a worker
+# a report stops is recovered as any dead worker is (docs/testing.md#sanitizers).
+SANITIZER_REPORT='ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:'
 finish() {
+	local r
+	if [ "${MPE_SANITIZE:-none}" != none ]; then
+		# regular files only: a test may leave a FIFO there, which grep would wait on
+		r=$(find "$TMP" -type f -exec grep -lE "$SANITIZER_REPORT" {} + 2> /dev/null |
+			tr '\n' ' ' || true)
+		if [ -z "$r" ]; then
+			ok "no sanitizer report in the test's logs ($MPE_SANITIZE)"
+		else
+			not_ok "sanitizer reports in $r"
+			grep -hE -A12 "$SANITIZER_REPORT" $r | head -60 | sed 's/^/#   /'
+		fi
+	fi
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" = 0 ]
 }
