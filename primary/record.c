@@ -151,60 +151,89 @@ wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
-/* Worker @id's records into pcapng @path: how many, or -errno. */
-static int
-write_ring(const struct mpe_shared *shm, unsigned int id, const char *path)
+/* A copy of a worker's recorder, taken at one moment, to be written out later. */
+struct mpe_record_copy {
+	const struct mpe_rec_ring *r; /* the ring it was copied from: its geometry */
+	unsigned int id;
+	unsigned int n;
+	uint64_t tsc; /* when it was taken: TSC and wall clock */
+	uint64_t ns;
+	unsigned char recs[]; /* n records of r->rec_size bytes */
+};
+
+struct mpe_record_copy *
+mpe_record_copy(const struct mpe_primary *p, unsigned int id)
 {
-	const struct mpe_rec_ring *r = shm->workers[id].ctl.rec;
-	uint64_t now_tsc, now_ns;
+	const struct mpe_rec_ring *r;
+	struct mpe_record_copy *c;
+
+	if (p->shm == NULL || id >= p->shm->conf.nb_workers || p->shm->workers[id].ctl.rec == NULL)
+		return NULL;
+	r = p->shm->workers[id].ctl.rec;
+	c = malloc(sizeof(*c) + (size_t)(r->mask + 1) * r->rec_size);
+	if (c == NULL)
+		return NULL;
+	c->r = r;
+	c->id = id;
+	c->n = mpe_rec_read(r, c->recs);
+	c->tsc = rte_rdtsc();
+	c->ns = wall_ns();
+	return c;
+}
+
+/* @c's records into pcapng @path: how many, or -errno. */
+static int
+write_copy(const struct mpe_shared *shm, const struct mpe_record_copy *c, const char *path)
+{
 	struct mpe_pcapng w;
 	char text[256], name[32];
-	unsigned int n, k;
-	void *out;
+	unsigned int k;
 	int rc;
 
-	out = malloc((size_t)(r->mask + 1) * r->rec_size);
-	if (out == NULL)
-		return -ENOMEM;
-	n = mpe_rec_read(r, out);
-	now_tsc = rte_rdtsc();
-	now_ns = wall_ns();
-	snprintf(name, sizeof(name), "mpe worker %u", id);
-	rc = mpe_pcapng_open(&w, path, 0, r->snap, name);
-	for (k = 0; rc == 0 && k < n; k++) {
-		const struct mpe_rec *rec = mpe_rec_at(r, out, k);
-		uint64_t ago = (now_tsc - rec->tsc) * 1000000000.0 / (double)shm->tsc_hz;
+	snprintf(name, sizeof(name), "mpe worker %u", c->id);
+	rc = mpe_pcapng_open(&w, path, 0, c->r->snap, name);
+	for (k = 0; rc == 0 && k < c->n; k++) {
+		const struct mpe_rec *rec = mpe_rec_at(c->r, (void *)(uintptr_t)c->recs, k);
+		uint64_t ago = (c->tsc - rec->tsc) * 1000000000.0 / (double)shm->tsc_hz;
 
-		comment(text, sizeof(text), shm, id, rec);
-		rc = mpe_pcapng_packet(&w, now_ns - ago, rec->data, rec->cap, rec->len, text);
+		comment(text, sizeof(text), shm, c->id, rec);
+		rc = mpe_pcapng_packet(&w, c->ns - ago, rec->data, rec->cap, rec->len, text);
 	}
 	if (rc == 0)
 		rc = mpe_pcapng_close(&w);
 	else
 		mpe_pcapng_close(&w);
-	free(out);
-	return rc < 0 ? rc : (int)n;
+	return rc < 0 ? rc : (int)c->n;
+}
+
+int
+mpe_record_copy_file(const struct mpe_primary *p, struct mpe_record_copy *c, char *path,
+		     size_t size)
+{
+	char stem[32];
+	int rc;
+
+	if (c == NULL)
+		return -ENOMEM;
+	snprintf(stem, sizeof(stem), "mpe-record-w%u", c->id);
+	rc = mpe_dump_path(path, size, stem, "pcapng");
+	if (rc == 0) {
+		rc = write_copy(p->shm, c, path);
+		if (rc < 0)
+			remove(path);
+		else
+			mpe_dump_keep(&kept, path);
+	}
+	free(c);
+	return rc;
 }
 
 int
 mpe_record_file(const struct mpe_primary *p, unsigned int id, char *path, size_t size)
 {
-	char stem[32];
-	int rc;
-
 	if (p->shm == NULL || id >= p->shm->conf.nb_workers)
 		return -EINVAL;
 	if (p->shm->workers[id].ctl.rec == NULL)
 		return -ENOENT;
-	snprintf(stem, sizeof(stem), "mpe-record-w%u", id);
-	rc = mpe_dump_path(path, size, stem, "pcapng");
-	if (rc < 0)
-		return rc;
-	rc = write_ring(p->shm, id, path);
-	if (rc < 0) {
-		remove(path);
-		return rc;
-	}
-	mpe_dump_keep(&kept, path);
-	return rc;
+	return mpe_record_copy_file(p, mpe_record_copy(p, id), path, size);
 }

@@ -20,4 +20,12 @@ unsigned int mpe_record_seal(struct mpe_primary *p, unsigned int id, int sig);
  * written, or -errno (-ENOENT: recorder = off; -EINVAL: no such worker). */
 int mpe_record_file(const struct mpe_primary *p, unsigned int id, char *path, size_t size);
 
+/* The same in two steps, so that a dead worker's place can be taken between them: a copy of
+ * worker @id's recorder now (NULL: recorder = off, or no memory), written out later as
+ * mpe_record_file() does, and freed. */
+struct mpe_record_copy;
+struct mpe_record_copy *mpe_record_copy(const struct mpe_primary *p, unsigned int id);
+int mpe_record_copy_file(const struct mpe_primary *p, struct mpe_record_copy *c, char *path,
+			 size_t size);
+
 #endif
