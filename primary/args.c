@@ -381,6 +381,37 @@ check_worker_user(const struct mpe_args *a, struct mpe_conf *conf)
 	return 0;
 }
 
+/* `standby`: worker processes to keep parked, so the thread build has none; at most one per
+ * worker (more are never needed at once), and a takeover is a restart: restart must be on. */
+static int
+check_standby(const struct mpe_args *a, const struct mpe_conf *conf)
+{
+	if (conf->standby == 0)
+		return 0;
+	if (mpe_launch_model_id != 0) {
+		fprintf(stderr, "%s:%d: standby: the thread build has no worker process to keep "
+			"ready (a worker that crashes takes the engine down): build with "
+			"-Dworker_model=process, or leave standby out\n", a->config,
+			conf->standby_line);
+		return -EINVAL;
+	}
+	if (conf->standby > conf->nb_workers) {
+		fprintf(stderr, "%s:%d: standby: %u for %u worker%s: at most one per worker\n",
+			a->config, conf->standby_line, conf->standby, conf->nb_workers,
+			conf->nb_workers == 1 ? "" : "s");
+		return -EINVAL;
+	}
+	if (!conf->restart) {
+		fprintf(stderr, "%s:%d: standby: a standby takes a dead worker's place, and "
+			"restart is off\n", a->config, conf->standby_line);
+		return -EINVAL;
+	}
+	if (a->check)
+		printf("standby: %u worker process%s attached and parked, each on an lcore id of "
+		       "its own\n", conf->standby, conf->standby == 1 ? "" : "es");
+	return 0;
+}
+
 int
 mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf)
 {
@@ -389,6 +420,8 @@ mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf)
 	if (rc == 0 && check_sandbox(a, conf) < 0)
 		rc = -1;
 	if (rc == 0 && check_worker_user(a, conf) < 0)
+		rc = -1;
+	if (rc == 0 && check_standby(a, conf) < 0)
 		rc = -1;
 	if (rc < 0) {
 		fprintf(stderr, "%s: %d error%s\n", a->config, -rc, rc == -1 ? "" : "s");

@@ -14,6 +14,8 @@
 
 #include "shm.h"
 
+struct mpe_record_copy;
+
 struct mpe_primary {
 	struct mpe_shared *shm;
 	struct rte_mempool *pool;
@@ -45,7 +47,29 @@ struct mpe_primary {
 		uint64_t respawn_tsc;	/* when to respawn */
 		uint64_t window_tsc;	/* start of the restart window */
 		uint32_t window_restarts;
+		uint32_t outage_open; /* died, and its next instance has not moved a burst yet */
+		/* its last instance's recorder, copied at its death, written out once a standby
+		 * runs in its place (the standby waits on the primary's CPU meanwhile) */
+		struct mpe_record_copy *evidence;
+		uint32_t evidence_sealed;
 	} life[MPE_MAX_WORKERS];
+
+	/* process build: children watched through pidfds in one epoll set (launch_process.c) */
+	int epfd;
+	struct {
+		pid_t pid;
+		int fd;
+	} watch[MPE_MAX_WORKERS + MPE_MAX_STANDBY];
+	/* lcore ids the worker processes run as, workers' and standbys': each is held by at most
+	 * one process, and free again once its holder's death is recovered (its cache flushed) */
+	unsigned int nb_lcore_ids;
+	uint32_t lcore_ids[MPE_MAX_WORKERS + MPE_MAX_STANDBY];
+	uint8_t lcore_used[MPE_MAX_WORKERS + MPE_MAX_STANDBY];
+	/* standby worker processes (standby.c) */
+	struct {
+		pid_t pid;		/* 0: none */
+		uint64_t respawn_tsc;	/* none: start one then (0: not planned) */
+	} standby[MPE_MAX_STANDBY];
 };
 
 #endif

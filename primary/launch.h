@@ -28,5 +28,12 @@ void mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms);
 void mpe_launch_kill_all(struct mpe_primary *p);
 /* Every supervision period while the engine runs: stalls, recoveries, respawns. */
 void mpe_launch_tick(struct mpe_primary *p);
+/* Sleep up to @us, or less when a worker process ends (process build: pidfds in an epoll
+ * set, so that a death is seen in microseconds; thread build: a sleep). */
+void mpe_launch_wait(struct mpe_primary *p, unsigned int us);
+/* Start the standby worker processes (`standby` in [engine]; the thread build has none). */
+int mpe_launch_standby_start(struct mpe_primary *p);
+/* 1 when every standby is parked, 0 not yet, -ECHILD when one failed (logged). */
+int mpe_launch_standby_ready(struct mpe_primary *p);
 
 #endif

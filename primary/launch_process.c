@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <rte_cycles.h>
@@ -20,6 +23,7 @@
 
 #include "args.h"
 #include "context.h"
+#include "death_watch.h"
 #include "inspect.h"
 #include "launch.h"
 #include "log.h"
@@ -27,6 +31,7 @@
 #include "record.h"
 #include "recover.h"
 #include "sandbox.h"
+#include "standby.h"
 #include "supervise.h"
 #include "worker.h"
 #include "worker_log.h"
@@ -38,6 +43,8 @@ const uint32_t mpe_launch_model_id = 0;
 extern char **environ;
 
 #define LOG_FALLBACK_FD 3 /* mpe-secondary --log-fd: the primary's stderr */
+
+static void watch_deaths(struct mpe_primary *p);
 
 static char secondary[PATH_MAX];
 static char *fwd_args[MPE_MAX_FWD_ARGS]; /* EAL args every worker process gets too */
@@ -123,6 +130,24 @@ mpe_launch_check(struct mpe_primary *p)
 			"receive call (more than %u needed): a worker killed inside DPDK's refill of "
 			"its cache leaves the mbuf pool unusable, and the engine then stops",
 			conf->mbuf_cache, mpe_pool_call_room(conf->burst));
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (p->epfd < 0)
+		MPE_LOG(WARNING, engine, "no epoll set for the workers' pidfds (%s): a death is "
+			"seen at the next supervision tick", strerror(errno));
+	else
+		watch_deaths(p);
+	p->nb_lcore_ids = 0;
+	for (i = 0; i < conf->nb_workers; i++) {
+		mpe_launch_lcore_add(p, conf->workers[i].lcore);
+	}
+	if (conf->standby > 0 && p->no_spawn) {
+		MPE_LOG(ERR, engine, "standby = %u: standbys are started by the primary, and "
+			"--no-spawn starts none: leave one of the two out", conf->standby);
+		return -EINVAL;
+	}
+	rc = mpe_standby_check(p);
+	if (rc < 0)
+		return rc;
 	for (i = 0; i < conf->nb_workers; i++) {
 		const struct mpe_worker_conf *wc = &conf->workers[i];
 
@@ -176,39 +201,219 @@ lcores_arg(char *buf, size_t size, unsigned int lcore, const cpu_set_t *set)
 	return off < size ? 0 : -ENAMETOOLONG;
 }
 
+void
+mpe_launch_lcore_add(struct mpe_primary *p, uint32_t lcore)
+{
+	if (p->nb_lcore_ids < RTE_DIM(p->lcore_ids)) {
+		p->lcore_used[p->nb_lcore_ids] = 0;
+		p->lcore_ids[p->nb_lcore_ids++] = lcore;
+	}
+}
+
+int
+mpe_launch_lcore_take(struct mpe_primary *p, uint32_t prefer)
+{
+	unsigned int i, k = p->nb_lcore_ids;
+
+	for (i = 0; i < p->nb_lcore_ids; i++)
+		if (!p->lcore_used[i] && (k == p->nb_lcore_ids || p->lcore_ids[i] == prefer))
+			k = i;
+	if (k == p->nb_lcore_ids)
+		return -ENOSPC;
+	p->lcore_used[k] = 1;
+	return (int)p->lcore_ids[k];
+}
+
+void
+mpe_launch_lcore_free(struct mpe_primary *p, uint32_t lcore)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nb_lcore_ids; i++)
+		if (p->lcore_ids[i] == lcore)
+			p->lcore_used[i] = 0;
+}
+
+/* The death watcher (death_watch.c): its eventfd in the epoll set, as data 0. */
+static void
+watch_deaths(struct mpe_primary *p)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 0};
+	int fd = mpe_death_watch_start(p);
+
+	if (fd < 0 || epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		MPE_LOG(WARNING, engine, "no death watcher (%s): a death is seen once its process "
+			"has ended", strerror(fd < 0 ? -fd : errno));
+}
+
+/* Watch child @pid through a pidfd in the epoll set: its end wakes mpe_launch_wait(). */
+static void
+watch(struct mpe_primary *p, pid_t pid)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)pid};
+	unsigned int i;
+	int fd;
+
+	if (p->epfd <= 0)
+		return;
+	for (i = 0; i < RTE_DIM(p->watch) && p->watch[i].pid != 0; i++)
+		;
+	if (i == RTE_DIM(p->watch))
+		return;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0 || epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		MPE_LOG(WARNING, engine, "pid %d: no pidfd to watch (%s): its end is seen at the "
+			"next supervision tick", (int)pid, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	p->watch[i].pid = pid;
+	p->watch[i].fd = fd;
+}
+
+/* @pid is reaped: its pidfd goes (and with it its place in the epoll set). */
+static void
+unwatch(struct mpe_primary *p, pid_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(p->watch); i++)
+		if (p->watch[i].pid == pid) {
+			close(p->watch[i].fd);
+			p->watch[i].pid = 0;
+		}
+}
+
+void
+mpe_launch_wait(struct mpe_primary *p, unsigned int us)
+{
+	struct epoll_event ev[8];
+	int i, n;
+
+	if (p->epfd <= 0) {
+		rte_delay_us_sleep(us);
+		return;
+	}
+	n = epoll_wait(p->epfd, ev, RTE_DIM(ev), (int)((us + 999) / 1000));
+	for (i = 0; i < n; i++)
+		if (ev[i].data.u32 == 0)
+			mpe_death_watch_clear();
+}
+
+/* The command line of a worker process: mpe-secondary, its EAL options (its own lcore id on
+ * its CPUs, the primary's memory and devices), then "-- @role @n". Returns argc. */
+static int
+secondary_argv(struct mpe_primary *p, char **argv, char *prefix, size_t prefix_size,
+	       const char *lcores, const char *role, const char *n)
+{
+	int argc = 0, i;
+
+	snprintf(prefix, prefix_size, "--file-prefix=%s", p->file_prefix);
+	argv[argc++] = secondary;
+	argv[argc++] = (char *)(uintptr_t)"--proc-type=secondary";
+	argv[argc++] = prefix;
+	argv[argc++] = (char *)(uintptr_t)lcores;
+	for (i = 0; i < nb_fwd_args; i++)
+		argv[argc++] = fwd_args[i];
+	argv[argc++] = (char *)(uintptr_t)"--";
+	argv[argc++] = (char *)(uintptr_t)role;
+	argv[argc++] = (char *)(uintptr_t)n;
+	if (!p->no_spawn)
+		argv[argc++] = (char *)(uintptr_t)"--spawned";
+	argv[argc] = NULL;
+	return argc;
+}
+
+/* posix_spawn of @argv in a process group of its own, its output into the primary's log. */
+static int
+spawn(struct mpe_primary *p, char **argv, int argc, unsigned int log_id, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	char logfd[16];
+	sigset_t none;
+	int rc, wfd;
+
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+	/* its stdout (EAL and engine logs) and stderr into the primary's log, prefixed; without
+	 * a pipe it writes to the primary's own stdout and stderr */
+	posix_spawn_file_actions_init(&fa);
+	wfd = mpe_worker_log_pipe(log_id);
+	if (wfd >= 0) {
+		/* and where it logs once the pipe breaks (the primary died): our stderr */
+		if (wfd != LOG_FALLBACK_FD && fcntl(STDERR_FILENO, F_GETFD) >= 0) {
+			posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, LOG_FALLBACK_FD);
+			snprintf(logfd, sizeof(logfd), "%d", LOG_FALLBACK_FD);
+			argv[argc++] = (char *)(uintptr_t)"--log-fd";
+			argv[argc++] = logfd;
+			argv[argc] = NULL;
+		}
+		posix_spawn_file_actions_adddup2(&fa, wfd, STDOUT_FILENO);
+		posix_spawn_file_actions_adddup2(&fa, wfd, STDERR_FILENO);
+	}
+	rc = posix_spawn(pid, secondary, &fa, &attr, argv, environ);
+	mpe_worker_log_spawned(wfd);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (rc == 0)
+		watch(p, *pid);
+	return -rc;
+}
+
+int
+mpe_launch_spawn(struct mpe_primary *p, const char *role, unsigned int n, unsigned int lcore,
+		 const cpu_set_t *cpus, unsigned int log_id, pid_t *pid, char *err,
+		 size_t err_size)
+{
+	char prefix[sizeof("--file-prefix=") + sizeof(p->file_prefix)], lcores[256], num[16];
+	char *argv[MPE_MAX_FWD_ARGS + 16];
+	int argc, rc;
+
+	if (lcores_arg(lcores, sizeof(lcores), lcore, cpus) < 0) {
+		snprintf(err, err_size, "its CPU set does not fit in --lcores (%zu characters)",
+			 sizeof(lcores));
+		return -ENAMETOOLONG;
+	}
+	snprintf(num, sizeof(num), "%u", n);
+	argc = secondary_argv(p, argv, prefix, sizeof(prefix), lcores, role, num);
+	rc = spawn(p, argv, argc, log_id, pid);
+	if (rc < 0)
+		snprintf(err, err_size, "spawn failed: %s", strerror(-rc));
+	return rc;
+}
+
 int
 mpe_launch_start(struct mpe_primary *p, unsigned int id)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	char prefix[sizeof("--file-prefix=") + sizeof(p->file_prefix)], lcores[256], wid[16];
-	char logfd[16];
 	char *argv[MPE_MAX_FWD_ARGS + 16];
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none;
-	int argc = 0, i, rc, wfd;
+	int argc, i, rc;
 	pid_t pid;
 
-	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", p->file_prefix);
-	if (lcores_arg(lcores, sizeof(lcores), p->shm->conf.workers[id].lcore, &p->cpus[id]) < 0) {
+	/* its configured lcore id, unless a standby holds it now: then another free one */
+	rc = p->no_spawn ? (int)p->shm->conf.workers[id].lcore :
+			   mpe_launch_lcore_take(p, p->shm->conf.workers[id].lcore);
+	if (rc < 0) {
+		snprintf(slot->status.error, sizeof(slot->status.error), "no lcore id free");
+		slot->status.state = MPE_WORKER_FAILED;
+		return rc;
+	}
+	slot->ctl.lcore = (uint32_t)rc;
+	if (lcores_arg(lcores, sizeof(lcores), slot->ctl.lcore, &p->cpus[id]) < 0) {
 		snprintf(slot->status.error, sizeof(slot->status.error),
 			 "its CPU set does not fit in --lcores (%zu characters)", sizeof(lcores));
 		slot->status.state = MPE_WORKER_FAILED;
+		mpe_launch_lcore_free(p, slot->ctl.lcore);
 		return -ENAMETOOLONG;
 	}
 	snprintf(wid, sizeof(wid), "%u", id);
-	argv[argc++] = secondary;
-	argv[argc++] = (char *)(uintptr_t)"--proc-type=secondary";
-	argv[argc++] = prefix;
-	argv[argc++] = lcores;
-	for (i = 0; i < nb_fwd_args; i++)
-		argv[argc++] = fwd_args[i];
-	argv[argc++] = (char *)(uintptr_t)"--";
-	argv[argc++] = (char *)(uintptr_t)"--worker";
-	argv[argc++] = wid;
-	if (!p->no_spawn)
-		argv[argc++] = (char *)(uintptr_t)"--spawned";
-	argv[argc] = NULL;
+	argc = secondary_argv(p, argv, prefix, sizeof(prefix), lcores, "--worker", wid);
 
 	/* the new instance's refusals and end must not be read with the last one's words; the
 	 * one instance that attaches claims the slot by its pid */
@@ -233,36 +438,13 @@ mpe_launch_start(struct mpe_primary *p, unsigned int id)
 		fflush(stdout);
 		return 0;
 	}
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
-	/* its stdout (EAL and engine logs) and stderr into the primary's log, prefixed; without
-	 * a pipe it writes to the primary's own stdout and stderr */
-	posix_spawn_file_actions_init(&fa);
-	wfd = mpe_worker_log_pipe(id);
-	if (wfd >= 0) {
-		/* and where it logs once the pipe breaks (the primary died): our stderr */
-		if (wfd != LOG_FALLBACK_FD && fcntl(STDERR_FILENO, F_GETFD) >= 0) {
-			posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, LOG_FALLBACK_FD);
-			snprintf(logfd, sizeof(logfd), "%d", LOG_FALLBACK_FD);
-			argv[argc++] = (char *)(uintptr_t)"--log-fd";
-			argv[argc++] = logfd;
-			argv[argc] = NULL;
-		}
-		posix_spawn_file_actions_adddup2(&fa, wfd, STDOUT_FILENO);
-		posix_spawn_file_actions_adddup2(&fa, wfd, STDERR_FILENO);
-	}
-	rc = posix_spawn(&pid, secondary, &fa, &attr, argv, environ);
-	mpe_worker_log_spawned(wfd);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (rc != 0) {
+	rc = spawn(p, argv, argc, id, &pid);
+	if (rc < 0) {
 		snprintf(slot->status.error, sizeof(slot->status.error), "spawn failed: %s",
-			 strerror(rc));
+			 strerror(-rc));
 		slot->status.state = MPE_WORKER_FAILED;
-		return -rc;
+		mpe_launch_lcore_free(p, slot->ctl.lcore);
+		return rc;
 	}
 	p->pids[id] = pid;
 	MPE_LOG(INFO, engine, "worker %u: spawned pid %d (%s)", id, (int)pid, lcores);
@@ -278,6 +460,15 @@ worker_of(const struct mpe_primary *p, pid_t pid)
 		if (p->pids[i] == pid)
 			return (int)i;
 	return -1;
+}
+
+static uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t
@@ -318,31 +509,82 @@ recover(struct mpe_primary *p, unsigned int id, enum mpe_drop why)
 	return lost;
 }
 
-/* Before worker @id, dead by signal @sig (0: it exited, or unknown), is recovered: its
- * flight recorder, with the burst it held, goes to a file, and what a fault signal left in
- * its stages is quarantined. Returns the drop reason of what its recovery reclaims. */
+/* Before worker @id, dead by signal @sig (0: it exited, or unknown), is recovered: the burst
+ * it held goes into its flight recorder, which is copied (@rec, written out by
+ * evidence_file() once the worker's place is taken), and what a fault signal left in its
+ * stages is quarantined. Returns the drop reason of what its recovery reclaims. */
 static enum mpe_drop
-death_evidence(struct mpe_primary *p, unsigned int id, int sig)
+death_evidence(struct mpe_primary *p, unsigned int id, int sig, struct mpe_record_copy **rec,
+	       unsigned int *sealed)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
-	char path[PATH_MAX];
-	unsigned int sealed;
-	int n;
 
 	slot->ctl.last_signal = sig;
 	if (mpe_quarantine_fault(sig))
 		slot->ctl.fault_deaths++;
+	*rec = NULL;
+	*sealed = 0;
 	if (slot->ctl.rec != NULL) {
-		sealed = mpe_record_seal(p, id, sig);
-		n = mpe_record_file(p, id, path, sizeof(path));
-		if (n < 0)
-			MPE_LOG(ERR, engine, "worker %u: its flight recorder cannot be written: %s",
-				id, strerror(-n));
-		else
-			MPE_LOG(NOTICE, engine, "worker %u: its last %d packets, %u of them in its "
-				"hands: %s", id, n, sealed, path);
+		*sealed = mpe_record_seal(p, id, sig);
+		*rec = mpe_record_copy(p, id);
 	}
 	return mpe_quarantine_death(p, id, sig) > 0 ? MPE_DROP_QUARANTINE : MPE_DROP_WORKER_DIED;
+}
+
+/* The dead worker's recorder, copied by death_evidence(), into a file. */
+static void
+evidence_file(struct mpe_primary *p, unsigned int id, struct mpe_record_copy *rec,
+	      unsigned int sealed)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (p->shm->workers[id].ctl.rec == NULL)
+		return;
+	n = mpe_record_copy_file(p, rec, path, sizeof(path));
+	if (n < 0)
+		MPE_LOG(ERR, engine, "worker %u: its flight recorder cannot be written: %s", id,
+			strerror(-n));
+	else
+		MPE_LOG(NOTICE, engine, "worker %u: its last %d packets, %u of them in its hands: "
+			"%s", id, n, sealed, path);
+}
+
+/* The recorder of worker @id's last death, kept while a standby took its place: written out
+ * once the standby runs, or now (@now: it dies again, the engine stops). */
+static void
+evidence_pending(struct mpe_primary *p, unsigned int id, int now)
+{
+	uint32_t st = p->shm->workers[id].status.state;
+
+	if (p->life[id].evidence == NULL ||
+	    (!now && st != MPE_WORKER_RUNNING && st != MPE_WORKER_FAILED &&
+	     rte_get_timer_cycles() - p->life[id].died_tsc < ms_to_tsc(100)))
+		return;
+	evidence_file(p, id, p->life[id].evidence, p->life[id].evidence_sealed);
+	p->life[id].evidence = NULL;
+}
+
+static void
+restart_window(struct mpe_primary *p, unsigned int id, uint64_t now)
+{
+	if (now - p->life[id].window_tsc > ms_to_tsc(p->shm->conf.restart_window_ms)) {
+		p->life[id].window_tsc = now;
+		p->life[id].window_restarts = 0;
+	}
+}
+
+/* A standby attached ahead of need takes worker @id's place, within restart_max, with no
+ * back-off: what the back-off guards against, a process that cannot start, is behind it.
+ * 1 when one did. */
+static int
+takeover(struct mpe_primary *p, unsigned int id, uint64_t now)
+{
+	restart_window(p, id, now);
+	if (p->life[id].window_restarts >= p->shm->conf.restart_max || !mpe_standby_take(p, id))
+		return 0;
+	p->life[id].window_restarts++;
+	return 1;
 }
 
 /* A worker process ended while the engine runs: recover what it held, then respawn it after
@@ -353,6 +595,9 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	const struct mpe_conf *conf = &p->shm->conf;
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	uint64_t now = rte_get_timer_cycles(), delay;
+	struct mpe_record_copy *rec;
+	unsigned int sealed;
+	enum mpe_drop drop;
 	int lost;
 	char why[64];
 
@@ -360,25 +605,40 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	rte_wmb();
 	mpe_inspect_worker_gone(p, id);
 	p->life[id].died_tsc = now;
-	lost = recover(p, id, death_evidence(p, id, sig));
+	slot->ctl.died_tsc = now;
+	slot->ctl.died_ns = monotonic_ns();
+	slot->ctl.last_outage_us = 0;
+	p->life[id].outage_open = 1;
+	evidence_pending(p, id, 1);
+	drop = death_evidence(p, id, sig, &rec, &sealed);
+	lost = recover(p, id, drop);
+	/* its cache is flushed: its lcore id may serve a later process */
+	mpe_launch_lcore_free(p, slot->ctl.lcore);
+	if (conf->restart && takeover(p, id, now)) {
+		/* the recorder's file once the standby runs: it starts on this CPU */
+		MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
+			slot->ctl.last_cause, lost < 0 ? 0 : lost);
+		p->life[id].evidence = rec;
+		p->life[id].evidence_sealed = sealed;
+		return;
+	}
 	MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
 		slot->ctl.last_cause, lost < 0 ? 0 : lost);
+	evidence_file(p, id, rec, sealed);
 	if (!conf->restart) {
 		leave_down(p, id, "restart = off");
 		return;
 	}
-	if (now - p->life[id].window_tsc > ms_to_tsc(conf->restart_window_ms)) {
-		p->life[id].window_tsc = now;
-		p->life[id].window_restarts = 0;
-	}
+	restart_window(p, id, now);
 	if (p->life[id].window_restarts >= conf->restart_max) {
 		snprintf(why, sizeof(why), "died %u times within %u ms (restart_max)",
 			 p->life[id].window_restarts + 1, conf->restart_window_ms);
 		leave_down(p, id, why);
 		return;
 	}
-	delay = (uint64_t)conf->restart_backoff_ms << RTE_MIN(p->life[id].window_restarts, 8U);
 	p->life[id].window_restarts++;
+	delay = (uint64_t)conf->restart_backoff_ms << RTE_MIN(p->life[id].window_restarts - 1,
+							     8U);
 	p->life[id].respawn_tsc = now + ms_to_tsc(delay);
 	slot->status.state = MPE_WORKER_RESTARTING;
 	if (p->no_spawn)
@@ -397,7 +657,8 @@ static void
 died_stopping(struct mpe_primary *p, unsigned int id, int sig)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
-	unsigned int queued;
+	struct mpe_record_copy *rec;
+	unsigned int queued, sealed;
 	int lost;
 
 	slot->ctl.down = 1;
@@ -405,7 +666,10 @@ died_stopping(struct mpe_primary *p, unsigned int id, int sig)
 	slot->status.state = MPE_WORKER_FAILED;
 	rte_wmb();
 	mpe_inspect_worker_gone(p, id);
-	lost = recover(p, id, death_evidence(p, id, sig));
+	evidence_pending(p, id, 1);
+	lost = recover(p, id, death_evidence(p, id, sig, &rec, &sealed));
+	evidence_file(p, id, rec, sealed);
+	mpe_launch_lcore_free(p, slot->ctl.lcore);
 	queued = mpe_recover_drain_input(p, id);
 	MPE_LOG(ERR, engine, "worker %u: %s while the engine %s; %d mbufs reclaimed from its "
 		"hands, %u packets queued for it dropped (worker_down)", id,
@@ -560,11 +824,13 @@ mpe_launch_tick(struct mpe_primary *p)
 	unsigned int i;
 
 	mpe_launch_reap(p);
+	mpe_standby_tick(p);
 	now = rte_get_timer_cycles();
 	for (i = 0; i < conf->nb_workers; i++) {
 		struct mpe_worker_slot *slot = &p->shm->workers[i];
 		uint32_t st;
 
+		evidence_pending(p, i, 0);
 		if (p->no_spawn)
 			check_hand_started(p, i); /* may find it dead, and change its state */
 		st = slot->status.state;
@@ -575,6 +841,15 @@ mpe_launch_tick(struct mpe_primary *p)
 			if (mpe_launch_start(p, i) < 0)
 				leave_down(p, i, "cannot be spawned again");
 			continue;
+		}
+		if (p->life[i].outage_open &&
+		    slot->status.first_move_tsc > slot->ctl.died_tsc) {
+			slot->ctl.last_outage_us = RTE_MAX((slot->status.first_move_tsc -
+							     slot->ctl.died_tsc) * 1000000 /
+							    rte_get_timer_hz(), (uint64_t)1);
+			p->life[i].outage_open = 0;
+			MPE_LOG(NOTICE, engine, "worker %u: moving packets again %" PRIu64 " us "
+				"after its death was seen", i, slot->ctl.last_outage_us);
 		}
 		if (slot->ctl.down && !slot->ctl.dead &&
 		    (st == MPE_WORKER_READY || st == MPE_WORKER_RUNNING)) {
@@ -603,16 +878,102 @@ mpe_launch_tick(struct mpe_primary *p)
 	}
 }
 
+/* Worker processes whose death was taken before they ended (death_watch.c), with the
+ * signal it was taken for: reaped later, when the kernel is done with them. */
+static struct {
+	pid_t pid;
+	unsigned int id;
+	int sig;
+} ghosts[2 * MPE_MAX_WORKERS];
+
+/* Worker @id's polling thread, in process @pid, is dead: its death is recovered now, with the
+ * signal its handler wrote (SIGSYS: the sandbox's; none: SIGKILL, the one no handler sees),
+ * while the kernel still tears the process down. Only a plain death while the engine runs:
+ * anything else waits for the process's end. */
+static void
+early_end(struct mpe_primary *p, unsigned int id, pid_t pid)
+{
+	const struct mpe_worker_slot *slot = &p->shm->workers[id];
+	uint32_t st = slot->status.state;
+	unsigned int g;
+	int sig;
+
+	if (p->shm->run_state != MPE_RUN_ACTIVE || asked_to_stop(p, id) ||
+	    (st != MPE_WORKER_READY && st != MPE_WORKER_RUNNING))
+		return;
+	for (g = 0; g < RTE_DIM(ghosts) && ghosts[g].pid != 0; g++)
+		;
+	if (g == RTE_DIM(ghosts))
+		return;
+	sig = slot->status.end_signal;
+	if (sig <= 0 || sig >= NSIG)
+		sig = slot->status.blocked_syscall >= 0 ? SIGSYS : SIGKILL;
+	ghosts[g].pid = pid;
+	ghosts[g].id = id;
+	ghosts[g].sig = sig;
+	record_end(p, id, sig); /* a wait status: killed by @sig */
+}
+
+/* A process whose death was taken early has ended: said again only when it ended otherwise. */
+static int
+ghost_reaped(pid_t pid, int status)
+{
+	unsigned int g;
+
+	for (g = 0; g < RTE_DIM(ghosts) && ghosts[g].pid != pid; g++)
+		;
+	if (g == RTE_DIM(ghosts))
+		return 0;
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != ghosts[g].sig || WCOREDUMP(status)) {
+		if (WIFSIGNALED(status))
+			MPE_LOG(NOTICE, engine, "worker %u: pid %d, taken for dead by signal %d, "
+				"ended by signal %d (%s)%s%s", ghosts[g].id, (int)pid, ghosts[g].sig,
+				WTERMSIG(status), strsignal(WTERMSIG(status)),
+				WCOREDUMP(status) ? ", core dumped to " : "",
+				WCOREDUMP(status) ? core_pattern() : "");
+		else
+			MPE_LOG(NOTICE, engine, "worker %u: pid %d, taken for dead by signal %d, "
+				"exited with status %d", ghosts[g].id, (int)pid, ghosts[g].sig,
+				WEXITSTATUS(status));
+	}
+	ghosts[g].pid = 0;
+	return 1;
+}
+
+/* Every process taken for dead has ended (before the primary does: none outlives it). */
+static void
+reap_ghosts(void)
+{
+	unsigned int g;
+	int status;
+
+	for (g = 0; g < RTE_DIM(ghosts); g++)
+		if (ghosts[g].pid != 0 && waitpid(ghosts[g].pid, &status, 0) == ghosts[g].pid)
+			ghost_reaped(ghosts[g].pid, status);
+}
+
 int
 mpe_launch_reap(struct mpe_primary *p)
 {
 	int status, n = 0, id;
+	unsigned int i;
 	pid_t pid;
 
+	for (i = 0; i < p->shm->conf.nb_workers; i++) {
+		pid = mpe_death_watch_take(i);
+		if (pid > 0 && pid == p->pids[i]) {
+			early_end(p, i, pid);
+			n++;
+		}
+	}
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		unwatch(p, pid);
 		id = worker_of(p, pid);
-		if (id < 0)
+		if (id < 0) {
+			if (!ghost_reaped(pid, status))
+				mpe_standby_reaped(p, pid, status);
 			continue;
+		}
 		record_end(p, (unsigned int)id, status);
 		n++;
 	}
@@ -652,6 +1013,8 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 	 * nobody fills any more, before it is told to stop */
 	unsigned int i, left, upto = conf->shape == MPE_SHAPE_PIPELINE ? 1 : conf->nb_workers;
 
+	/* the standbys first: parked, they leave at once */
+	mpe_standby_stop(p);
 	for (;;) {
 		for (i = 0; i < upto; i++)
 			p->shm->workers[i].ctl.stop = 1;
@@ -670,6 +1033,13 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 	}
 	for (i = 0; i < conf->nb_workers; i++)
 		p->shm->workers[i].ctl.stop = 1;
+	while (mpe_standby_stop(p) > 0 && rte_get_timer_cycles() < deadline) {
+		rte_delay_us_sleep(2000);
+		mpe_launch_reap(p);
+	}
+	mpe_standby_kill(p, 1);
+	for (i = 0; i < conf->nb_workers; i++)
+		evidence_pending(p, i, 1);
 
 	for (i = 0; i < conf->nb_workers; i++) {
 		int status;
@@ -682,6 +1052,8 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 		if (waitpid(p->pids[i], &status, 0) == p->pids[i])
 			record_end(p, i, status);
 	}
+	mpe_death_watch_stop();
+	reap_ghosts();
 	/* the last lines they wrote, before the summary */
 	mpe_worker_log_fini();
 }
@@ -694,6 +1066,11 @@ mpe_launch_kill_all(struct mpe_primary *p)
 	for (i = 0; i < MPE_MAX_WORKERS; i++)
 		if (p->pids[i] > 0)
 			kill(p->pids[i], SIGKILL);
+	mpe_standby_kill(p, 1);
+	for (i = 0; i < RTE_DIM(ghosts); i++)
+		if (ghosts[i].pid > 0)
+			kill(ghosts[i].pid, SIGKILL);
+	reap_ghosts();
 	/* reap them before the primary is gone: nothing of the engine outlives it */
 	for (i = 0; i < MPE_MAX_WORKERS; i++)
 		if (p->pids[i] > 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_string_fns.h>
 #include <rte_malloc.h>
@@ -261,4 +262,25 @@ mpe_launch_kill_all(struct mpe_primary *p)
 void
 mpe_launch_tick(struct mpe_primary *p)
 {
+}
+
+void
+mpe_launch_wait(struct mpe_primary *p, unsigned int us)
+{
+	RTE_SET_USED(p);
+	rte_delay_us_sleep(us); /* a crash ends the whole process: nothing to watch */
+}
+
+int
+mpe_launch_standby_start(struct mpe_primary *p)
+{
+	RTE_SET_USED(p);
+	return 0; /* refused by the configuration check: a thread has no standby */
+}
+
+int
+mpe_launch_standby_ready(struct mpe_primary *p)
+{
+	RTE_SET_USED(p);
+	return 1;
 }

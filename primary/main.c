@@ -79,6 +79,8 @@ start_workers(struct mpe_primary *p, const struct mpe_conf *conf)
 		rc = mpe_launch_start(p, w);
 	if (rc < 0)
 		MPE_LOG(ERR, engine, "worker %u: %s", w - 1, p->shm->workers[w - 1].status.error);
+	if (rc == 0)
+		rc = mpe_launch_standby_start(p);
 	return rc;
 }
 

@@ -183,6 +183,19 @@ hold_for_devices(struct mpe_primary *p)
 	}
 }
 
+/* The mutex each worker instance holds while it runs (shm.h): process-shared, robust. */
+static void
+init_life(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
 /* Polling lcores that share a CPU (more lcores than CPUs, as on a small test host) would each
  * spin through its time slice while the other one has the packets: such lcores give the CPU
  * away after a poll that found nothing. Lcores on CPUs of their own never make that call. */
@@ -207,6 +220,9 @@ mark_shared_cpus(struct mpe_primary *p)
 			shared = j != i && CPU_COUNT(&both) > 0;
 		}
 		p->shm->workers[i].ctl.yield_idle = (uint32_t)shared;
+		/* until a standby takes its place (launch_process.c) */
+		p->shm->workers[i].ctl.lcore = conf->workers[i].lcore;
+		init_life(&p->shm->workers[i].status.life);
 		CPU_AND(&both, &p->cpus[i], &io_cpus);
 		if (io && CPU_COUNT(&both) > 0) {
 			p->io_yield_idle = 1;

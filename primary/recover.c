@@ -262,7 +262,7 @@ finish_other_dead(struct mpe_primary *p, unsigned int id)
 			if (!pp->head_set || (state != MPE_PUT_FLUSH && state != MPE_PUT_RING &&
 					      state != MPE_PUT_FILL))
 				continue;
-			mpe_pool_ref_init(&ref, p->pool, p->shm->conf.workers[j].lcore,
+			mpe_pool_ref_init(&ref, p->pool, p->shm->workers[j].ctl.lcore,
 					  p->shm->conf.burst);
 			/* a dead worker's slots wait only for other dead workers' */
 			if (mpe_pool_slots_finish(pp, &ref, OTHER_DEAD_WAIT_MS, &fin) < 0)
@@ -298,7 +298,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, ch
 	 * dead worker can leave stuck, the only ones that can be finished. After it, the dead
 	 * worker holds nothing of the pool's ring; a put's objects are in the pool then,
 	 * whatever its hand says, a fill's in its cache. */
-	mpe_pool_ref_init(&ref, p->pool, p->shm->conf.workers[id].lcore, p->shm->conf.burst);
+	mpe_pool_ref_init(&ref, p->pool, p->shm->workers[id].ctl.lcore, p->shm->conf.burst);
 	if (h->put.state != MPE_PUT_NONE && h->put.state != MPE_PUT_FILL)
 		put.n = RTE_MIN(h->put.n, (uint32_t)MPE_POOL_PUT_MAX);
 	if (h->put.state == MPE_PUT_OPAQUE)
@@ -402,7 +402,7 @@ done:
 			"before writing them", id, off);
 	if (p->pool->cache_size != 0) {
 		struct rte_mempool_cache *c =
-			rte_mempool_default_cache(p->pool, p->shm->conf.workers[id].lcore);
+			rte_mempool_default_cache(p->pool, p->shm->workers[id].ctl.lcore);
 
 		if (c != NULL)
 			rte_mempool_cache_flush(c, p->pool);

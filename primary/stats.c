@@ -207,7 +207,7 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 		const struct mpe_worker_slot *slot = &shm->workers[i];
 		uint32_t st = slot->status.state;
 
-		snprintf(what, sizeof(what), "worker %u (lcore %u, %s)", i, conf->workers[i].lcore,
+		snprintf(what, sizeof(what), "worker %u (lcore %u, %s)", i, slot->ctl.lcore,
 			 mpe_stats_state_name(st));
 		print_counters(out, what, MPE_SHM_WORKER_CNT(shm, i), shm->tsc_hz);
 		if (slot->ctl.restarts > 0 || slot->ctl.dead)
@@ -215,6 +215,9 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 				"%.1f ms, last end: %s\n", slot->ctl.restarts,
 				slot->ctl.dead ? " (down for good)" : "", slot->ctl.lost,
 				slot->ctl.last_recover_us / 1000.0, slot->ctl.last_cause);
+		if (slot->ctl.takeovers > 0)
+			fprintf(out, "    takeovers %u (by standbys), last outage %" PRIu64 " us\n",
+				slot->ctl.takeovers, slot->ctl.last_outage_us);
 		print_malformed(out, slot);
 		for (s = 0; s < conf->workers[i].nb_stages; s++) {
 			const struct mpe_counters *sc = &slot->stage_cnt[s];

@@ -132,8 +132,13 @@ mpe_supervise_wait_ready(struct mpe_primary *p)
 				return -ECHILD;
 			}
 		}
-		if (ready == conf->nb_workers)
-			return 0;
+		if (ready == conf->nb_workers) {
+			/* and the standbys parked: a death from now on finds one */
+			int parked = mpe_launch_standby_ready(p);
+
+			if (parked != 0)
+				return parked < 0 ? parked : 0;
+		}
 		if (stop_signal)
 			return -EINTR;
 		if (!p->no_spawn && rte_get_timer_cycles() > deadline) {
@@ -177,7 +182,8 @@ mpe_supervise_run(struct mpe_primary *p)
 	while (!stop_signal) {
 		uint64_t now, in;
 
-		rte_delay_us_sleep(SUPERVISE_PERIOD_US);
+		/* woken early by a worker's death */
+		mpe_launch_wait(p, SUPERVISE_PERIOD_US);
 		p->shm->primary_heartbeat++;
 		mpe_launch_tick(p);
 		mpe_inspect_tick(p);

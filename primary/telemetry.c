@@ -135,7 +135,7 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	const struct mpe_shared *shm = engine();
 	const struct mpe_conf *conf;
 	struct rte_tel_data *lcores;
-	unsigned int i;
+	unsigned int i, parked;
 
 	if (shm == NULL)
 		return -ENODEV;
@@ -159,6 +159,11 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 		d, "uptime_s", shm->tsc_hz == 0 ? 0 : (rte_rdtsc() - shm->start_tsc) / shm->tsc_hz);
 	rte_tel_data_add_dict_int(d, "primary_pid", shm->primary_pid);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", shm->tsc_hz); /* the unit of every *cycles* */
+	/* standby worker processes: configured, and parked now (ready to take over) */
+	for (i = 0, parked = 0; i < conf->standby; i++)
+		parked += shm->standby[i].state == MPE_WORKER_READY;
+	rte_tel_data_add_dict_u64(d, "standby", conf->standby);
+	rte_tel_data_add_dict_u64(d, "standby_parked", parked);
 	return 0;
 }
 
@@ -317,7 +322,7 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	sandbox[sizeof(sandbox) - 1] = '\0';
 	age = heartbeat_age_ms(id, slot, shm->tsc_hz, &beat);
 	rte_tel_data_add_dict_int(w, "pid", slot->status.pid);
-	rte_tel_data_add_dict_u64(w, "lcore", wc->lcore);
+	rte_tel_data_add_dict_u64(w, "lcore", slot->ctl.lcore);
 	rte_tel_data_add_dict_string(w, "state", mpe_stats_state_name(slot->status.state));
 	rte_tel_data_add_dict_u64(w, "heartbeat", beat);
 	rte_tel_data_add_dict_u64(w, "heartbeat_age_ms", age);
@@ -335,6 +340,10 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	rte_tel_data_add_dict_u64(w, "in_doubt", slot->ctl.in_doubt);
 	rte_tel_data_add_dict_string(w, "last_cause", cause);
 	rte_tel_data_add_dict_u64(w, "last_recover_ms", slot->ctl.last_recover_us / 1000);
+	/* standbys (docs/standby.md): deaths one took over from, and the last outage, from the
+	 * death seen to the next instance's first burst */
+	rte_tel_data_add_dict_u64(w, "takeovers", slot->ctl.takeovers);
+	rte_tel_data_add_dict_u64(w, "last_outage_us", slot->ctl.last_outage_us);
 	rte_tel_data_add_dict_int(w, "down", slot->ctl.down != 0);
 	rte_tel_data_add_dict_int(w, "dead", slot->ctl.dead != 0);
 	/* what its sandbox applied ("" while it attaches), and how often it killed it */
@@ -407,6 +416,9 @@ worker_detail(const struct mpe_shared *shm, unsigned int id, struct rte_tel_data
 
 	if (fill_worker(d, shm, id) < 0)
 		return -ENOMEM;
+	/* when the primary saw its last death, CLOCK_MONOTONIC (mpe-chaos: the time from its
+	 * signal); in the detail only, which the 16 KiB page of 8 workers has no room for */
+	rte_tel_data_add_dict_u64(d, "last_death_ns", slot->ctl.died_ns);
 	bad = new_dict();
 	if (bad == NULL)
 		return -ENOMEM;
@@ -959,7 +971,7 @@ static const struct {
 } commands[] = {
 	{"/mpe/info", cmd_info_locked,
 	 HELP("Engine: version, model, shape, workers, io_lcore (-1: none), lcores, uptime_s, "
-	 "primary_pid, tsc_hz. No parameters")},
+	 "primary_pid, tsc_hz, standby[_parked]")},
 	{"/mpe/stats", cmd_stats_locked,
 	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx, io polls, full_polls, "
 	 "wait_cycles (ring shapes). No parameters")},

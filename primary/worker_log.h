@@ -15,5 +15,8 @@ void mpe_worker_log_fini(void);
  * not, mpe_worker_log_spawned() closes the primary's copy of it. */
 int mpe_worker_log_pipe(unsigned int id);
 void mpe_worker_log_spawned(int wfd);
+/* Process build: the pipe of instance @from (a standby: MPE_MAX_WORKERS + its number) is worker
+ * @to's from now on: its lines are prefixed so. */
+void mpe_worker_log_rename(unsigned int from, unsigned int to);
 
 #endif

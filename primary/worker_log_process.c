@@ -24,13 +24,14 @@
 #include "log.h"
 #include "worker_log.h"
 
-#define MAX_PIPES    (2 * MPE_MAX_WORKERS) /* a respawned worker's pipe may linger a little */
+/* a respawned worker's pipe may linger a little */
+#define MAX_PIPES    (2 * (MPE_MAX_WORKERS + MPE_MAX_STANDBY))
 #define LINE_MAX_LEN 1024                  /* longer lines are cut, each piece prefixed */
 #define FINI_WAIT_MS 500
 
 struct wpipe {
 	int fd; /* read end, -1: slot free */
-	unsigned int id;
+	volatile unsigned int id; /* worker id; MPE_MAX_WORKERS + k: standby k */
 	size_t len;
 	char buf[LINE_MAX_LEN];
 };
@@ -49,7 +50,8 @@ static void
 emit(unsigned int id, const char *s, size_t n)
 {
 	char out[LINE_MAX_LEN + 32];
-	int k = snprintf(out, sizeof(out), "worker %u: ", id);
+	int k = id < MPE_MAX_WORKERS ? snprintf(out, sizeof(out), "worker %u: ", id) :
+		snprintf(out, sizeof(out), "standby %u: ", id - MPE_MAX_WORKERS);
 	size_t len, off = 0;
 
 	if (k < 0)
@@ -214,6 +216,18 @@ mpe_worker_log_pipe(unsigned int id)
 	}
 	wake();
 	return fds[1];
+}
+
+void
+mpe_worker_log_rename(unsigned int from, unsigned int to)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&wl.lock);
+	for (i = 0; i < MAX_PIPES; i++)
+		if (wl.pipes[i].fd >= 0 && wl.pipes[i].id == from)
+			wl.pipes[i].id = to;
+	pthread_mutex_unlock(&wl.lock);
 }
 
 void

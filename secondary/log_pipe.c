@@ -56,3 +56,9 @@ mpe_log_pipe_init(unsigned int id, int fd)
 	setvbuf(f, NULL, _IONBF, 0);
 	return rte_openlog_stream(f);
 }
+
+void
+mpe_log_pipe_id(unsigned int id)
+{
+	worker_id = id;
+}

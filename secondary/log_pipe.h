@@ -11,4 +11,7 @@
  * @fd once the pipe is broken. 0 or -errno. */
 int mpe_log_pipe_init(unsigned int id, int fd);
 
+/* A standby took worker @id's place: its lines are that worker's from now on. */
+void mpe_log_pipe_id(unsigned int id);
+
 #endif

@@ -350,6 +350,14 @@ make_ruleset(const struct mpe_sandbox_spec *spec, char *err, size_t err_size)
 
 static volatile int32_t *blocked_at;
 static pid_t self_pid;
+static int may_move; /* a standby: moves its main thread to a worker's CPUs, names it */
+
+void
+mpe_sandbox_report_to(volatile int32_t *blocked_syscall)
+{
+	*blocked_syscall = -1;
+	__atomic_store_n(&blocked_at, blocked_syscall, __ATOMIC_RELEASE);
+}
 
 /* A system call outside the allowlist (SECCOMP_RET_TRAP): its number into the worker's slot,
  * a line into its log, then the process ends by SIGSYS (SA_RESETHAND made that the default
@@ -423,10 +431,25 @@ add_rules(scmp_filter_ctx ctx, int *nb)
 		/* stdio asks whether a stream is a terminal, nothing more */
 		{"ioctl", 1, SCMP_A1(SCMP_CMP_EQ, TCGETS)},
 	};
+	/* a standby, when it takes a worker's place: its main thread (tid = pid) moves to the
+	 * worker's CPUs and takes its name */
+	const struct rule move[] = {
+		{"sched_setaffinity", 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self_pid)},
+		{"prctl", 1, SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME)},
+	};
 	unsigned int i;
 	int nr, rc;
 
 	*nb = 0;
+	for (i = 0; may_move && i < sizeof(move) / sizeof(move[0]); i++) {
+		nr = seccomp_syscall_resolve_name(move[i].name);
+		if (nr == __NR_SCMP_ERROR)
+			continue;
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, move[i].nb_args, move[i].arg);
+		if (rc < 0)
+			return rc;
+		(*nb)++;
+	}
 	for (i = 0; i < sizeof(any) / sizeof(any[0]); i++) {
 		nr = seccomp_syscall_resolve_name(any[i]);
 		if (nr == __NR_SCMP_ERROR)
@@ -486,6 +509,7 @@ mpe_sandbox_apply(const struct mpe_sandbox_spec *spec, char *applied, size_t app
 	applied[0] = '\0';
 	self_pid = getpid();
 	admin_tid = spec->keep_admin_tid;
+	may_move = spec->standby;
 	blocked_at = spec->blocked_syscall;
 	if (blocked_at != NULL)
 		*blocked_at = -1;

@@ -48,7 +48,14 @@ struct mpe_sandbox_spec {
 	int switch_user;
 	uid_t uid;
 	gid_t gid;
+	/* A standby worker process (docs/standby.md): it locks down while parked, and may later
+	 * move its main thread to a worker's CPUs and name it after the worker. */
+	int standby;
 };
+
+/* From now on, a SIGSYS from the filter writes the refused call's number here (a standby
+ * taking a worker's place: that worker's slot); -1 is written first. */
+void mpe_sandbox_report_to(volatile int32_t *blocked_syscall);
 
 /* Lock the calling process down (every thread): no_new_privs, capabilities, Landlock where
  * the kernel has it, then the seccomp allowlist. Writes what was applied into @applied

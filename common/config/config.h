@@ -11,6 +11,7 @@
 
 #define MPE_MAX_PORTS 16
 #define MPE_MAX_WORKERS 32
+#define MPE_MAX_STANDBY 8 /* standby worker processes */
 #define MPE_MAX_STAGES 8 /* stages one worker runs */
 #define MPE_MAX_QUEUES 16
 #define MPE_MAX_BURST 256
@@ -117,6 +118,8 @@ struct mpe_conf {
 	uint32_t recorder_snap;	    /* bytes kept of each packet */
 	uint32_t quarantine_after;  /* fault deaths a flow's packets were in hand at before it is
 				     * blocked; 0: never */
+	uint32_t standby;	    /* worker processes kept attached and parked (docs/standby.md) */
+	int standby_line;	    /* where `standby` was given, 0: not given */
 	int sandbox_line;	    /* where `sandbox` was given, 0: left to its default */
 	char worker_user[MPE_USER_LEN]; /* user worker processes switch to ("": none) */
 	int worker_user_line;	    /* where `worker_user` was given, 0: not given */

@@ -14,6 +14,9 @@
  *   | worker slot 0 .. N-1      |  each: ctl line (primary writes), status line and
  *   |                           |  counter lines (that worker writes, primary reads)
  *   +---------------------------+
+ *   | standby slot 0 .. S-1     |  a parked worker process each: the word it sleeps on
+ *   |                           |  (primary writes), its state (the standby writes)
+ *   +---------------------------+
  *
  * No pointers into process-private memory and no function pointers live here. The addresses
  * it holds point into DPDK memory, mapped at the same place in every process: `self`, kept
@@ -22,6 +25,7 @@
 #ifndef MPE_SHM_H
 #define MPE_SHM_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -33,7 +37,7 @@
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 16
+#define MPE_SHM_LAYOUT_VERSION 17
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -46,6 +50,7 @@ enum mpe_run_state {
 };
 
 #define MPE_PID_SPAWNING (-1)
+#define MPE_CPUSET_BYTES 128 /* CPUs 0..1023 */
 
 /* Worker state, written by the worker (and by the primary once the worker is gone). */
 enum mpe_worker_state {
@@ -131,11 +136,20 @@ struct mpe_worker_status {
 	uint32_t lcore;
 	volatile uint64_t heartbeat; /* bumped every poll, and while waiting on a full ring */
 	char error[96];		     /* why it refused to start or how it ended */
+	/* TSC of this instance's first burst moved, 0: none yet (the end of an outage) */
+	volatile uint64_t first_move_tsc;
 	/* What its sandbox applied ("seccomp,landlock7,caps,nnp", "off"), before it polls */
 	char sandbox[48];
 	/* The system call its seccomp filter refused, written by its SIGSYS handler just before
 	 * it kills itself; -1: none */
 	volatile int32_t blocked_syscall;
+	/* The signal it is about to die by, written by its handler (every signal that ends a
+	 * process but SIGKILL); 0: none seen */
+	volatile int32_t end_signal;
+	/* Held by the instance's polling thread while it runs, robust and process-shared: its
+	 * death releases it at once, before the kernel has torn the process down, and wakes the
+	 * primary's death watcher (primary/death_watch.c) */
+	pthread_mutex_t life;
 } __rte_cache_aligned;
 
 /* What the inspection stages of one worker counted: the worker is the only writer. */
@@ -156,6 +170,14 @@ struct mpe_worker_ctl {
 				 * CPU away (sched_yield) after a poll that found nothing */
 	uint32_t restarts;	/* respawns so far */
 	uint64_t last_recover_us; /* from death noticed to the new worker ready */
+	/* The lcore id of the instance that serves this worker: whose mempool cache it uses.
+	 * The configured one, or a standby's after a takeover (docs/standby.md). */
+	uint32_t lcore;
+	uint32_t takeovers;	  /* deaths a standby took over from */
+	uint64_t died_tsc;	  /* TSC when the primary saw its last instance's death */
+	uint64_t died_ns;	  /* the same in CLOCK_MONOTONIC ns (mpe-chaos compares) */
+	/* from that death seen to the next instance's first burst; 0 until that burst */
+	uint64_t last_outage_us;
 	uint64_t lost;		  /* mbufs reclaimed from its hands when it died */
 	uint64_t in_doubt;	  /* packets it gave a device call it died in: fate unknown */
 	uint32_t sandbox_kills;	  /* instances its sandbox killed (SIGSYS) */
@@ -195,6 +217,27 @@ struct mpe_io_stats {
 	volatile uint32_t running;
 } __rte_cache_aligned;
 
+/* Standby worker processes (process build, `standby` in [engine]): attached ahead of need,
+ * parked on `word`, a futex in this shared memory, until the primary hands one a dead
+ * worker's place (docs/standby.md). */
+#define MPE_STANDBY_PARKED 0	      /* word: sleep on */
+#define MPE_STANDBY_STOP   UINT32_MAX /* word: leave; any other value: take worker word - 1 */
+
+struct mpe_standby_slot {
+	/* primary writes */
+	volatile uint32_t word;
+	uint32_t lcore;	       /* its lcore id (and mempool cache), its own through a takeover */
+	uint64_t handed_tsc;   /* TSC when the word was written */
+	uint8_t cpus[MPE_CPUSET_BYTES]; /* the worker's CPU set, to move to: a bit per CPU */
+	/* the standby writes */
+	volatile uint32_t state __rte_cache_aligned; /* enum mpe_worker_state: READY = parked */
+	int32_t pid;	 /* claimed over MPE_PID_SPAWNING, as a worker slot */
+	uint64_t woke_tsc; /* TSC when it left its sleep */
+	char error[96];
+	char sandbox[48];
+	volatile int32_t blocked_syscall; /* as a worker slot's, while it is parked */
+} __rte_cache_aligned;
+
 struct mpe_shared {
 	/* header: written once by the primary before any worker starts */
 	uint64_t magic;
@@ -221,6 +264,7 @@ struct mpe_shared {
 	struct mpe_io_stats io;
 	struct mpe_counters sup; /* the primary's supervisor: drops it accounts for (its own) */
 	struct mpe_worker_slot workers[MPE_MAX_WORKERS];
+	struct mpe_standby_slot standby[MPE_MAX_STANDBY];
 	struct mpe_quarantine quar; /* the primary writes; entry points read (quarantine_table.h) */
 	/* counter_layout=shared only (empty otherwise): the workers' counters side by side,
 	 * sharing cache lines; workers[i].cnt is then unused */

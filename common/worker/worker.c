@@ -114,7 +114,8 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		return -ENOENT;
 	}
 	mpe_pool_mapped = w->pool;
-	mpe_pool_ref_init(&w->pool_ref, w->pool, wc->lcore, conf->burst);
+	/* the lcore id this instance runs as: the configured one, or a standby's own */
+	mpe_pool_ref_init(&w->pool_ref, w->pool, w->slot->ctl.lcore, conf->burst);
 
 	w->nb_stages = wc->nb_stages;
 	for (i = 0; i < wc->nb_stages; i++) {
@@ -784,6 +785,14 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	return n;
 }
 
+/* This instance's first burst: the end of the outage its start closes (docs/standby.md). */
+static __rte_noinline void
+first_move(struct mpe_worker *w)
+{
+	w->slot->status.first_move_tsc = rte_rdtsc();
+	w->moved = 1;
+}
+
 /* The loop, specialised by the constant @ports_in. */
 static __rte_always_inline void
 worker_loop(struct mpe_worker *w, const int ports_in)
@@ -813,6 +822,8 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 		n = ports_in ? burst_ports(w, &next_port) : burst_rings(w);
 		if (n > 0) {
 			sample_busy(w, cnt, &clk);
+			if (unlikely(!w->moved))
+				first_move(w);
 		} else {
 			sample_idle(cnt, &clk);
 			if (unlikely(w->yield_idle))
@@ -846,6 +857,7 @@ mpe_worker_main(void *arg)
 	struct mpe_worker_status *st = &w->slot->status;
 
 	st->lcore = rte_lcore_id();
+	st->first_move_tsc = 0;
 	w->primary_beat_seen = w->shm->primary_heartbeat;
 	w->primary_check_tsc = rte_rdtsc() + w->shm->tsc_hz / PRIMARY_CHECK_PER_S;
 	rte_rcu_qsbr_thread_register(w->shm->qsbr, w->id);

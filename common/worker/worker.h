@@ -49,6 +49,7 @@ struct mpe_worker {
 	const volatile uint32_t *next_down; /* pipeline: the next worker's ctl.down */
 	const volatile uint32_t *next_dead; /* and its ctl.dead */
 	uint64_t signal_tsc; /* when a stop signal was first seen, 0: none seen */
+	uint8_t moved;	     /* this instance has moved a burst (status.first_move_tsc) */
 	struct mpe_rec_ring *rec; /* its flight recorder, NULL: recorder = off */
 };
 

@@ -55,6 +55,9 @@ cases=(
 	'rss_queues|shape = rss|rx_queues = 1 ; <-||[worker 0]\nlcore = 2\nqueue = 2|rx_queues: 1, but shape rss has a worker poll queue 2 of every port'
 	'queue_dup|shape = rss|||[worker 0]\nlcore = 2\nqueue = 1\n[worker 1]\nlcore = 3\nqueue = 1 ; <-|queue: 1 already owned by worker 0'
 	'queue_io||||[worker 0]\nlcore = 2\nqueue = 0 ; <-|queue: worker 0 owns no queue'
+	'standby_range|standby = 9 ; <-||||'"standby: '9' out of range: must be between 0 and 8"
+	'standby_workers|standby = 2 ; <-||||standby: (2 for 1 worker: at most one per worker|the thread build has no worker process)'
+	'standby_restart|restart = off\nstandby = 1 ; <-||||standby: (a standby takes a dead worker.s place, and restart is off|the thread build has no worker process)'
 )
 for c in "${cases[@]}"; do
 	IFS='|' read -r name eng p0 p1 w0 want <<< "$c"
