@@ -198,9 +198,10 @@ check "config: the running configuration, as the engine sends it" cond \
 rc=0; t0=$(date +%s%N)
 ctl top -n 2 -d 0.3 > "$t.top" 2> "$t.err" || rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
-# a worker's row, idle: id state pid lcore rx/s tx/s drop/s drops hb_age restarts cyc/pkt stages
+# a worker's row, idle: id state pid lcore rx/s tx/s drop/s drops hb_age restarts takeovers
+# outage_us cyc/pkt stages
 # an idle worker waits all the time: 100%, give or take the replies' latency (70-129%)
-IDLE_ROW="^ +[01] +running +[0-9]+ +[23] +0 +0 +0 +0 +[0-9.]+ +0 +[0-9]+ +([7-9][0-9]|1[0-2][0-9])% +"
+IDLE_ROW="^ +[01] +running +[0-9]+ +[23] +0 +0 +0 +0 +[0-9.]+ +0 +0 +- +[0-9]+ +([7-9][0-9]|1[0-2][0-9])% +"
 IDLE_ROW+="parse=[0-9]+ flow=[0-9]+ acl=[0-9]+ fwd=[0-9]+$"
 check "top -n 2: exit 0 ($rc) after two periods ($ms ms), no screen clearing on a pipe" cond \
 	'[ "$rc" = 0 ] && [ "$ms" -ge 600 ] && ! grep -q $'"'"'\033'"'"' "$t.top"'
