@@ -81,6 +81,7 @@ cleanup() {
 	if [ "$rc" != 0 ] && [ -f "$TMP/primary.log" ] && [ "${MPE_KEEP_LOG:-1}" = 1 ]; then
 		echo "--- primary log (last 40 lines)"; tail -40 "$TMP/primary.log"
 	fi
+	[ -n "${MPE_KEEP_TMP:-}" ] && cp -r "$TMP" "$MPE_KEEP_TMP"
 	rm -rf "$TMP"
 	exit "$rc"
 }
@@ -232,9 +233,12 @@ wait_for_count() {
 	return 1
 }
 
-# worker_pid ID [LOG]: the last pid the primary logged spawning for worker ID
+# worker_pid ID [LOG]: the last pid the primary logged spawning for worker ID, or handing
+# worker ID's place to (a standby)
 worker_pid() {
-	sed -n "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" "${2:-$log}" | tail -1
+	sed -n -e "s/^mpe.engine: worker $1: spawned pid \([0-9]*\).*/\1/p" \
+		-e "s/^mpe.engine: worker $1: standby [0-9]* (pid \([0-9]*\),.*/\1/p" \
+		"${2:-$log}" | tail -1
 }
 
 # A sanitizer build (MPE_SANITIZE: meson's b_sanitize): a report anywhere in the test's logs
