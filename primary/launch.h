@@ -31,6 +31,9 @@ void mpe_launch_tick(struct mpe_primary *p);
 /* Sleep up to @us, or less when a worker process ends (process build: pidfds in an epoll
  * set, so that a death is seen in microseconds; thread build: a sleep). */
 void mpe_launch_wait(struct mpe_primary *p, unsigned int us);
+/* The engine stops: what mpe_launch_check() started that still runs ends (process build: the
+ * death watcher). Whatever the path to the stop. */
+void mpe_launch_fini(struct mpe_primary *p);
 /* Start the standby worker processes (`standby` in [engine]; the thread build has none). */
 int mpe_launch_standby_start(struct mpe_primary *p);
 /* 1 when every standby is parked, 0 not yet, -ECHILD when one failed (logged). */

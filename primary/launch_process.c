@@ -1059,6 +1059,13 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 }
 
 void
+mpe_launch_fini(struct mpe_primary *p)
+{
+	RTE_SET_USED(p);
+	mpe_death_watch_stop(); /* it reads the shared memory, which goes next */
+}
+
+void
 mpe_launch_kill_all(struct mpe_primary *p)
 {
 	unsigned int i;

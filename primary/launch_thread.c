@@ -284,3 +284,9 @@ mpe_launch_standby_ready(struct mpe_primary *p)
 	RTE_SET_USED(p);
 	return 1;
 }
+
+void
+mpe_launch_fini(struct mpe_primary *p)
+{
+	RTE_SET_USED(p);
+}

@@ -334,6 +334,7 @@ mpe_supervise_shutdown(struct mpe_primary *p, int workers_started)
 			mpe_inspect_report(stdout);
 		}
 		fflush(stdout);
+		mpe_launch_fini(p);
 		mpe_telemetry_fini();
 		mpe_inspect_fini(p);
 		for (i = 0; i < conf->nb_workers; i++)
