@@ -395,6 +395,25 @@ struct rule {
 	struct scmp_arg_cmp arg;
 };
 
+/* Calls allowed with their arguments checked; @nb counts those added. */
+static int
+add_conditional(scmp_filter_ctx ctx, const struct rule *rules, unsigned int n, int *nb)
+{
+	unsigned int i;
+	int nr, rc;
+
+	for (i = 0; i < n; i++) {
+		nr = seccomp_syscall_resolve_name(rules[i].name);
+		if (nr == __NR_SCMP_ERROR)
+			continue; /* not a call of this architecture */
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, rules[i].nb_args, rules[i].arg);
+		if (rc < 0)
+			return rc;
+		(*nb)++;
+	}
+	return 0;
+}
+
 /* The allowlist (docs/sandbox.md says why each). */
 static int
 add_rules(scmp_filter_ctx ctx, int *nb)
@@ -441,29 +460,16 @@ add_rules(scmp_filter_ctx ctx, int *nb)
 	int nr, rc;
 
 	*nb = 0;
-	for (i = 0; may_move && i < sizeof(move) / sizeof(move[0]); i++) {
-		nr = seccomp_syscall_resolve_name(move[i].name);
-		if (nr == __NR_SCMP_ERROR)
-			continue;
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, move[i].nb_args, move[i].arg);
-		if (rc < 0)
-			return rc;
-		(*nb)++;
-	}
+	rc = add_conditional(ctx, cond, sizeof(cond) / sizeof(cond[0]), nb);
+	if (rc == 0 && may_move)
+		rc = add_conditional(ctx, move, sizeof(move) / sizeof(move[0]), nb);
+	if (rc < 0)
+		return rc;
 	for (i = 0; i < sizeof(any) / sizeof(any[0]); i++) {
 		nr = seccomp_syscall_resolve_name(any[i]);
 		if (nr == __NR_SCMP_ERROR)
 			continue; /* not a call of this architecture */
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
-		if (rc < 0)
-			return rc;
-		(*nb)++;
-	}
-	for (i = 0; i < sizeof(cond) / sizeof(cond[0]); i++) {
-		nr = seccomp_syscall_resolve_name(cond[i].name);
-		if (nr == __NR_SCMP_ERROR)
-			continue;
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, cond[i].nb_args, cond[i].arg);
 		if (rc < 0)
 			return rc;
 		(*nb)++;

@@ -29,18 +29,8 @@ stages = fwd'
 	nw=3
 	extra=
 	ports=$LOOP_PORTS
-elif [ "$SHAPE" = rss ]; then
-	workers='[worker 0]
-lcore = 2
-stages = parse,burn,fwd
-
-[worker 1]
-lcore = 3
-stages = parse,burn,fwd'
-	nw=2
-	extra=
-	ports=$NULL_PORTS
 else
+	# rss: each worker polls a queue of its own; distributor: with backpressure
 	workers='[worker 0]
 lcore = 2
 stages = parse,burn,fwd
@@ -51,6 +41,10 @@ stages = parse,burn,fwd'
 	nw=2
 	extra='backpressure = on'
 	ports=$LOOP_PORTS
+	if [ "$SHAPE" = rss ]; then
+		extra=
+		ports=$NULL_PORTS
+	fi
 fi
 cat > "$cfg" <<EOF2
 [engine]
