@@ -69,6 +69,8 @@ struct mpe_primary {
 	struct {
 		pid_t pid;		/* 0: none */
 		uint64_t respawn_tsc;	/* none: start one then (0: not planned) */
+		pid_t handed;		/* gave its process to a worker, which still reads the
+					 * slot until it says RUNNING there; 0: slot free */
 	} standby[MPE_MAX_STANDBY];
 };
 

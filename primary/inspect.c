@@ -287,7 +287,10 @@ mpe_inspect_tick(struct mpe_primary *p)
 	}
 	if (p->shm == NULL || p->shm->qsbr == NULL || insp.nb_retired == 0)
 		return;
-	pthread_mutex_lock(&insp.lock);
+	/* a reload building its set holds the lock for long (rte_acl): the supervision loop
+	 * does not wait for it, deaths come first; the next tick frees what is left */
+	if (pthread_mutex_trylock(&insp.lock) != 0)
+		return;
 	reclaim(p);
 	pthread_mutex_unlock(&insp.lock);
 }

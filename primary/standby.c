@@ -181,7 +181,9 @@ mpe_standby_take(struct mpe_primary *p, unsigned int id)
 	slot->status.state = MPE_WORKER_STARTING;
 	sb->handed_tsc = rte_rdtsc();
 	wake(sb, id + 1);
-	/* the pool's refill, once this takeover has had its CPU: an EAL start is long */
+	/* the pool's refill, once this takeover has had its CPU (an EAL start is long), and
+	 * once the process has let go of its standby slot */
+	p->standby[k].handed = pid;
 	p->standby[k].pid = 0;
 	p->standby[k].respawn_tsc = now + rte_get_timer_hz() *
 				    RTE_MAX(conf->restart_backoff_ms, 10u) / 1000;
@@ -236,6 +238,23 @@ mpe_standby_reaped(struct mpe_primary *p, pid_t pid, int status)
 	return 1;
 }
 
+/* Standby slot @k is no longer read by the process it held: it said so (RUNNING), or that
+ * process serves no worker any more (it died before it could). */
+static int
+slot_free(struct mpe_primary *p, unsigned int k)
+{
+	unsigned int i;
+
+	if (p->standby[k].handed == 0)
+		return 1;
+	for (i = 0; i < p->shm->conf.nb_workers && p->pids[i] != p->standby[k].handed; i++)
+		;
+	if (p->shm->standby[k].state != MPE_WORKER_RUNNING && i < p->shm->conf.nb_workers)
+		return 0;
+	p->standby[k].handed = 0;
+	return 1;
+}
+
 void
 mpe_standby_tick(struct mpe_primary *p)
 {
@@ -246,7 +265,7 @@ mpe_standby_tick(struct mpe_primary *p)
 		return;
 	for (k = 0; k < p->shm->conf.standby; k++)
 		if (p->standby[k].pid == 0 && p->standby[k].respawn_tsc != 0 &&
-		    now >= p->standby[k].respawn_tsc && start_one(p, k) < 0)
+		    now >= p->standby[k].respawn_tsc && slot_free(p, k) && start_one(p, k) < 0)
 			p->standby[k].respawn_tsc = now + rte_get_timer_hz();
 }
 

@@ -551,6 +551,7 @@ standby_main(struct mpe_shared *shm, unsigned int k, int spawned, int piped)
 	struct mpe_worker_slot *slot;
 	struct mpe_worker *w;
 	char who[32], took[32];
+	uint64_t handed_tsc;
 	pid_t was = want;
 	cpu_set_t cpus;
 	uint32_t word;
@@ -583,25 +584,28 @@ standby_main(struct mpe_shared *shm, unsigned int k, int spawned, int piped)
 	MPE_LOG(INFO, worker, "%s: attached on lcore %u and parked", who, rte_lcore_id());
 
 	word = park(shm, sb);
-	sb->woke_tsc = rte_rdtsc();
 	if (word == MPE_STANDBY_STOP || word == MPE_STANDBY_STOP - 1 || word > MPE_MAX_WORKERS) {
 		if (word == MPE_STANDBY_STOP - 1)
 			clean_after_primary(shm, &sb->state, who);
 		sb->state = MPE_WORKER_EXITED;
 		return EXIT_SUCCESS;
 	}
+	/* what it needs of its standby slot, then the slot is let go: the primary starts the
+	 * next standby in it once it reads RUNNING */
+	handed_tsc = sb->handed_tsc;
+	memcpy(&cpus, sb->cpus, RTE_MIN(sizeof(cpus), sizeof(sb->cpus)));
+	sb->woke_tsc = rte_rdtsc();
+	rte_wmb();
+	sb->state = MPE_WORKER_RUNNING;
 	id = word - 1;
 	slot = &shm->workers[id];
 	snprintf(took, sizeof(took), "worker %u", id);
 	/* the primary gave it the slot (pid), and the lcore id it keeps (its cache) */
 	if (id >= shm->conf.nb_workers || slot->status.pid != getpid() ||
-	    slot->ctl.lcore != rte_lcore_id()) {
-		sb->state = MPE_WORKER_FAILED;
+	    slot->ctl.lcore != rte_lcore_id())
 		refuse("%s: handed worker %u, whose slot is not ready for it", who, id);
-	}
 	mpe_sandbox_report_to(&slot->status.blocked_syscall);
 	mpe_log_pipe_id(id);
-	memcpy(&cpus, sb->cpus, RTE_MIN(sizeof(cpus), sizeof(sb->cpus)));
 	/* sched_setaffinity alone: rte_thread_set_affinity() would also look up the CPUs' NUMA
 	 * node in sysfs, which the sandbox closes; the lcore keeps the socket id it attached
 	 * with (the main lcore's) */
@@ -623,10 +627,9 @@ standby_main(struct mpe_shared *shm, unsigned int k, int spawned, int piped)
 	}
 	name_worker(shm, id);
 	hold_life(slot, took);
-	sb->state = MPE_WORKER_RUNNING; /* the standby slot: took a worker's place */
 	slot->status.state = MPE_WORKER_READY;
 	MPE_LOG(INFO, worker, "%s: takes worker %u's place, %.0f us after the primary handed it "
-		"over", who, id, (double)(rte_rdtsc() - sb->handed_tsc) * 1e6 / (double)shm->tsc_hz);
+		"over", who, id, (double)(rte_rdtsc() - handed_tsc) * 1e6 / (double)shm->tsc_hz);
 	return run_worker(shm, w, id, took);
 }
 
