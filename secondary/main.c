@@ -520,6 +520,7 @@ name_worker(const struct mpe_shared *shm, unsigned int id)
 }
 
 #define STANDBY_CHECK_MS 100 /* a parked standby looks at the primary this often */
+#define PRIMARY_GONE_WORD (MPE_STANDBY_STOP - 1) /* park(): no word, the primary is gone */
 
 /* Parked: asleep on the standby word until the primary writes a worker's number there, or
  * tells it to leave; every STANDBY_CHECK_MS it looks whether the primary still runs. */
@@ -533,7 +534,7 @@ park(struct mpe_shared *shm, struct mpe_standby_slot *sb)
 		/* not FUTEX_PRIVATE: the word is in memory the primary maps too */
 		if (syscall(SYS_futex, &sb->word, FUTEX_WAIT, MPE_STANDBY_PARKED, &ts, NULL, 0) < 0 &&
 		    errno == ETIMEDOUT && mpe_worker_process_gone(shm->primary_pid))
-			return MPE_STANDBY_STOP - 1; /* the primary is gone */
+			return PRIMARY_GONE_WORD;
 		if (mpe_worker_stop_requested && shm->run_state != MPE_RUN_ACTIVE)
 			return MPE_STANDBY_STOP;
 	}
@@ -584,8 +585,8 @@ standby_main(struct mpe_shared *shm, unsigned int k, int spawned, int piped)
 	MPE_LOG(INFO, worker, "%s: attached on lcore %u and parked", who, rte_lcore_id());
 
 	word = park(shm, sb);
-	if (word == MPE_STANDBY_STOP || word == MPE_STANDBY_STOP - 1 || word > MPE_MAX_WORKERS) {
-		if (word == MPE_STANDBY_STOP - 1)
+	if (word == MPE_STANDBY_STOP || word == PRIMARY_GONE_WORD || word > MPE_MAX_WORKERS) {
+		if (word == PRIMARY_GONE_WORD)
 			clean_after_primary(shm, &sb->state, who);
 		sb->state = MPE_WORKER_EXITED;
 		return EXIT_SUCCESS;
