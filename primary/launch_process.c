@@ -22,6 +22,7 @@
 #include <rte_string_fns.h>
 
 #include "args.h"
+#include "clock.h"
 #include "context.h"
 #include "death_watch.h"
 #include "inspect.h"
@@ -463,15 +464,6 @@ worker_of(const struct mpe_primary *p, pid_t pid)
 }
 
 static uint64_t
-monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
 ms_to_tsc(uint64_t ms)
 {
 	return rte_get_timer_hz() * ms / 1000;
@@ -606,7 +598,7 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	mpe_inspect_worker_gone(p, id);
 	p->life[id].died_tsc = now;
 	slot->ctl.died_tsc = now;
-	slot->ctl.died_ns = monotonic_ns();
+	slot->ctl.died_ns = mpe_clock_ns(CLOCK_MONOTONIC);
 	slot->ctl.last_outage_us = 0;
 	p->life[id].outage_open = 1;
 	evidence_pending(p, id, 1);

@@ -14,6 +14,7 @@
 
 #include <rte_cycles.h>
 
+#include "clock.h"
 #include "context.h"
 #include "decode.h"
 #include "dump.h"
@@ -142,15 +143,6 @@ comment(char *buf, size_t size, const struct mpe_shared *shm, unsigned int id,
 			 mpe_decode_bad_name(rec->bad - 1u));
 }
 
-static uint64_t
-wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
-
 /* A copy of a worker's recorder, taken at one moment, to be written out later. */
 struct mpe_record_copy {
 	const struct mpe_rec_ring *r; /* the ring it was copied from: its geometry */
@@ -177,7 +169,7 @@ mpe_record_copy(const struct mpe_primary *p, unsigned int id)
 	c->id = id;
 	c->n = mpe_rec_read(r, c->recs);
 	c->tsc = rte_rdtsc();
-	c->ns = wall_ns();
+	c->ns = mpe_clock_ns(CLOCK_REALTIME);
 	return c;
 }
 

@@ -18,6 +18,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "clock.h"
 #include "context.h"
 #include "dump.h"
 #include "inspect.h"
@@ -41,21 +42,12 @@ static struct mpe_primary *supervised;    /* for the second signal */
  * second one: GNU timeout, for one, signals the program and then its process group. */
 #define SIGNAL_REPEAT_NS 250000000
 
-static uint64_t
-signal_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
-
 static void
 on_signal(int sig)
 {
 	static uint64_t first_ns;
 
-	if (stop_signal && signal_now_ns() - first_ns < SIGNAL_REPEAT_NS)
+	if (stop_signal && mpe_clock_ns(CLOCK_MONOTONIC) - first_ns < SIGNAL_REPEAT_NS)
 		return;
 	if (stop_signal) {
 		static const char msg[] = "mpe: second signal: forcing exit\n";
@@ -67,7 +59,7 @@ on_signal(int sig)
 			_exit(130);
 		_exit(130);
 	}
-	first_ns = signal_now_ns();
+	first_ns = mpe_clock_ns(CLOCK_MONOTONIC);
 	stop_signal = sig;
 }
 

@@ -14,6 +14,7 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include "clock.h"
 #include "pool.h"
 
 const char *
@@ -66,15 +67,6 @@ mpe_pool_trust_cache(const struct mpe_pool_ref *ref, uint32_t len0)
 	return off;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
-
 enum { RING_UNTOUCHED, RING_DONE };
 
 /* The dead process's enqueue of @objs[0..n) to the ring (@take: its dequeue of n entries into
@@ -85,7 +77,7 @@ ring_finish(const struct mpe_pool_put *pp, struct rte_ring *r, void **objs, uint
 	    int take, unsigned int wait_ms, struct mpe_pool_finish *out)
 {
 	struct rte_ring_headtail *ht = take ? &r->cons : &r->prod;
-	const uint64_t end = now_ns() + (uint64_t)wait_ms * 1000000;
+	const uint64_t end = mpe_clock_ns(CLOCK_MONOTONIC) + (uint64_t)wait_ms * 1000000;
 	unsigned int spins = 0;
 
 	for (;; rte_pause()) {
@@ -115,7 +107,7 @@ ring_finish(const struct mpe_pool_put *pp, struct rte_ring *r, void **objs, uint
 				return RING_DONE;
 			}
 		}
-		if ((++spins & 1023) == 0 && now_ns() >= end)
+		if ((++spins & 1023) == 0 && mpe_clock_ns(CLOCK_MONOTONIC) >= end)
 			return -EDEADLK;
 	}
 }
