@@ -29,6 +29,7 @@
 #include "launch.h"
 #include "log.h"
 #include "quarantine.h"
+#include "reaper.h"
 #include "record.h"
 #include "recover.h"
 #include "sandbox.h"
@@ -137,6 +138,10 @@ mpe_launch_check(struct mpe_primary *p)
 			"seen at the next supervision tick", strerror(errno));
 	else
 		watch_deaths(p);
+	rc = mpe_reaper_start();
+	if (rc < 0)
+		MPE_LOG(WARNING, engine, "no reaper thread (%s): the supervisor reaps its children "
+			"itself, and a slow reap holds it up", strerror(-rc));
 	p->nb_lcore_ids = 0;
 	for (i = 0; i < conf->nb_workers; i++) {
 		mpe_launch_lcore_add(p, conf->workers[i].lcore);
@@ -944,12 +949,49 @@ reap_ghosts(void)
 			ghost_reaped(ghosts[g].pid, status);
 }
 
+/* Child @pid has ended: its wait status into @status, the child left unreaped (reaper.c). */
+static int
+ended(pid_t pid, int *status)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (pid <= 0 || waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+	    si.si_pid != pid)
+		return 0;
+	if (si.si_code == CLD_EXITED)
+		*status = W_EXITCODE(si.si_status, 0);
+	else if (si.si_code == CLD_DUMPED)
+		*status = si.si_status | WCOREFLAG;
+	else
+		*status = si.si_status; /* CLD_KILLED: the signal, as a wait status has it */
+	return 1;
+}
+
+/* The children whose end is still to be taken: workers, standbys, those taken for dead. */
+static unsigned int
+children(const struct mpe_primary *p, pid_t *pids, unsigned int max)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < MPE_MAX_WORKERS && n < max; i++)
+		if (p->pids[i] > 0)
+			pids[n++] = p->pids[i];
+	for (i = 0; i < MPE_MAX_STANDBY && n < max; i++)
+		if (p->standby[i].pid > 0)
+			pids[n++] = p->standby[i].pid;
+	for (i = 0; i < RTE_DIM(ghosts) && n < max; i++)
+		if (ghosts[i].pid > 0)
+			pids[n++] = ghosts[i].pid;
+	return n;
+}
+
 int
 mpe_launch_reap(struct mpe_primary *p)
 {
+	pid_t pids[MPE_MAX_WORKERS + MPE_MAX_STANDBY + RTE_DIM(ghosts)], pid;
+	unsigned int i, nb;
 	int status, n = 0, id;
-	unsigned int i;
-	pid_t pid;
 
 	for (i = 0; i < p->shm->conf.nb_workers; i++) {
 		pid = mpe_death_watch_take(i);
@@ -958,16 +1000,21 @@ mpe_launch_reap(struct mpe_primary *p)
 			n++;
 		}
 	}
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	/* each child's end is taken here, once: it then leaves every list children() reads */
+	nb = children(p, pids, RTE_DIM(pids));
+	for (i = 0; i < nb; i++) {
+		pid = pids[i];
+		if (!ended(pid, &status))
+			continue;
 		unwatch(p, pid);
 		id = worker_of(p, pid);
-		if (id < 0) {
-			if (!ghost_reaped(pid, status))
-				mpe_standby_reaped(p, pid, status);
-			continue;
+		if (id >= 0) {
+			record_end(p, (unsigned int)id, status);
+			n++;
+		} else if (!ghost_reaped(pid, status)) {
+			mpe_standby_reaped(p, pid, status);
 		}
-		record_end(p, (unsigned int)id, status);
-		n++;
+		mpe_reaper_hand(pid);
 	}
 	return n;
 }
@@ -1046,6 +1093,7 @@ mpe_launch_stop_all(struct mpe_primary *p, unsigned int timeout_ms)
 	}
 	mpe_death_watch_stop();
 	reap_ghosts();
+	mpe_reaper_fini();
 	/* the last lines they wrote, before the summary */
 	mpe_worker_log_fini();
 }
@@ -1055,6 +1103,7 @@ mpe_launch_fini(struct mpe_primary *p)
 {
 	RTE_SET_USED(p);
 	mpe_death_watch_stop(); /* it reads the shared memory, which goes next */
+	mpe_reaper_fini();
 }
 
 void
@@ -1074,4 +1123,5 @@ mpe_launch_kill_all(struct mpe_primary *p)
 	for (i = 0; i < MPE_MAX_WORKERS; i++)
 		if (p->pids[i] > 0)
 			waitpid(p->pids[i], NULL, 0);
+	mpe_reaper_fini();
 }
