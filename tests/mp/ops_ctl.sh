@@ -3,8 +3,9 @@
 # tools/mpe-ctl against a running engine that has replayed a known capture once through a
 # distributor of two workers (backpressure on: every packet goes out):
 #   - every command the engine serves, human and --json, its numbers against the capture and
-#     against the raw telemetry replies; top refreshes; metrics parses as OpenMetrics and its
-#     counters equal /mpe/stats; DPDK's own dpdk-telemetry.py answers /mpe/info and /mpe/stats;
+#     against the raw telemetry replies; top refreshes; metrics in the classic text, every
+#     counter typed, and --openmetrics parsed, its counters equal to /mpe/stats; DPDK's own
+#     dpdk-telemetry.py answers /mpe/info and /mpe/stats;
 #   - acl, flows, reload, dump and workers ID in detail are checked on the engine only when it
 #     lists those commands ("# SKIP" lines say which it lacks), and always against a stand-in
 #     server that answers as their contracts say (tel_fake.py);
@@ -215,22 +216,37 @@ check "top -n 0: refused as a usage error ($rc), not an empty run" \
 	cond '[ "$rc" = 2 ] && grep -q -- "--count: not positive: '"'"'0'"'"'" "$t.top0"'
 
 # --- metrics -----------------------------------------------------------------------------------
-rc=0; ctl metrics > "$t.prom" 2> "$t.err" || rc=$?
-check "metrics: exit 0 ($rc), ends with # EOF" \
+rc=0; ctl metrics --openmetrics > "$t.prom" 2> "$t.err" || rc=$?
+check "metrics --openmetrics: exit 0 ($rc), ends with # EOF" \
 	cond '[ "$rc" = 0 ] && [ "$(tail -1 "$t.prom")" = "# EOF" ]'
+rc=0; ctl metrics > "$t.promc" 2> "$t.err" || rc=$?
+check "metrics: exit 0 ($rc), Prometheus' classic text: every counter typed, with its help" \
+	"$PY" - "$t.promc" "$N" <<'EOF'
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+fams = list(text_string_to_metric_families(text))
+counters = [f for f in fams if f.type == "counter"]
+bad = [f.name for f in fams if f.type not in ("counter", "gauge") or not f.documentation]
+ok = (not bad and "# EOF" not in text and len(counters) >= 10 and
+      "# TYPE mpe_in_packets_total counter\n" in text and
+      [s.value for f in counters if f.name == "mpe_in_packets" for s in f.samples] ==
+      [float(sys.argv[2])])
+if not ok:
+    print("#   untyped or without help: %s" % bad)
+sys.exit(0 if ok else 1)
+EOF
 ctl --json stats > "$t.jst2"
 ctl --json workers > "$t.jw2"
-check "metrics: parses as OpenMetrics, counters equal /mpe/stats and /mpe/workers" \
+check "metrics --openmetrics: parses as OpenMetrics, counters equal /mpe/stats and /mpe/workers" \
 	"$PY" - "$t.prom" "$t.jst2" "$t.jw2" "$N" "$t.raw.info" "$t.raw.workers" "$t.raw.stats" <<'EOF'
 import json, sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
-from prometheus_client.parser import text_string_to_metric_families as classic
 text = open(sys.argv[1]).read()
 stats, workers, n = json.load(open(sys.argv[2])), json.load(open(sys.argv[3])), int(sys.argv[4])
 hz = json.load(open(sys.argv[5]))["tsc_hz"]
 raw_workers, raw_stats = json.load(open(sys.argv[6])), json.load(open(sys.argv[7]))
 fam = {f.name: f for f in text_string_to_metric_families(text)}
-list(classic(text))  # the classic format (node exporter's textfile collector) reads it too
 def val(name, **labels):
     got = [s.value for f in fam.values() for s in f.samples
            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())]
@@ -273,10 +289,10 @@ for c in bad:
     print("#   got %r, want %r" % c)
 sys.exit(1 if bad else 0)
 EOF
-check "metrics: TYPE, UNIT and HELP lines, labels worker, port, ring, reason" cond \
+check "metrics --openmetrics: TYPE, UNIT and HELP lines, labels worker, port, ring, reason" cond \
 	'grep -q "^# TYPE mpe_in_packets counter$" "$t.prom" &&
 	grep -q "^# UNIT mpe_in_packets packets$" "$t.prom" &&
-	grep -q "^# HELP mpe_in_packets " "$t.prom" && grep -q "^mpe_in_packets_total $N$" "$t.prom" &&
+	grep -q "^# HELP mpe_in_packets " "$t.prom" && grep -q "^mpe_in_packets_total $N.0$" "$t.prom" &&
 	grep -q "{worker=\"1\"}" "$t.prom" && grep -q "port=\"0\"" "$t.prom" &&
 	grep -q "{ring=\"mpe_io_w0\"}" "$t.prom" && grep -q "reason=\"ring_full\"" "$t.prom"'
 
@@ -525,8 +541,8 @@ check "stand-in: flows 5: no such worker: exit 2" fails "$t.ff5" \
 # the stand-in's /mpe/info says 3 workers, its other commands know 2
 check "stand-in: flows 2, a worker the engine does not answer for: exit 2, says so" \
 	fails "$t.ff2" "/mpe/flows,2: the engine could not answer" ctl flows 2
-ctl metrics > "$t.fprom"
-check "stand-in: metrics with acl, flows, malformed frames and waits parse as OpenMetrics" "$PY" - \
+ctl metrics --openmetrics > "$t.fprom"
+check "stand-in: metrics --openmetrics with acl, flows, malformed frames and waits parse as OpenMetrics" "$PY" - \
 	"$t.fprom" <<'EOF'
 import sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
