@@ -7,7 +7,8 @@ set -euo pipefail
 
 PACKAGES=(build-essential meson ninja-build pkg-config python3 libdpdk-dev dpdk dpdk-dev
 	dpdk-doc libpcap-dev libbsd-dev tcpdump tcpreplay iproute2 clang libclang-rt-14-dev
-	gnuplot-nox python3-prometheus-client gdb libseccomp-dev libcap-ng-dev tshark)
+	gnuplot-nox python3-prometheus-client gdb libseccomp-dev libcap-ng-dev tshark
+	prometheus prometheus-node-exporter)
 PAGES=${MPE_HUGEPAGES:-1024}
 
 if [ "$(id -u)" != 0 ]; then
@@ -23,6 +24,15 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "setup-host: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	# no service starts as its package installs (prometheus and its node exporter are
+	# there for their tools, which the tests run themselves): Debian's policy-rc.d, for the
+	# install only, unless the host has one of its own
+	policy=/usr/sbin/policy-rc.d
+	if [ ! -e "$policy" ]; then
+		printf '#!/bin/sh\nexit 101\n' > "$policy"
+		chmod 755 "$policy"
+		trap 'rm -f "$policy"' EXIT # also when the install fails
+	fi
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
 fi
