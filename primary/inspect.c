@@ -26,6 +26,7 @@
 #include "flow.h"
 #include "inspect.h"
 #include "log.h"
+#include "notify.h"
 #include "names.h"
 #include "ruleset.h"
 #include "stage.h"
@@ -211,6 +212,7 @@ mpe_inspect_reload(const char *file, FILE *err, uint32_t *generation, uint32_t *
 		return -ENAMETOOLONG;
 	}
 	pthread_mutex_lock(&insp.lock);
+	mpe_notify_reloading();
 	old = p->shm->ruleset;
 	if (old == NULL) {
 		fprintf(err, "no worker runs the acl stage: nothing to reload\n");
@@ -244,6 +246,14 @@ mpe_inspect_reload(const char *file, FILE *err, uint32_t *generation, uint32_t *
 		MPE_LOG(WARNING, engine, "rules: %s: no rule in the file: every packet gets the "
 			"default action (%s)", rs->file, mpe_rule_action_name(rs->default_action));
 out:
+	{
+		char status[96];
+
+		/* the manager waits for READY=1 after RELOADING=1, whatever came of it */
+		snprintf(status, sizeof(status), rc == 0 ? "rules: generation %u in force" :
+			 "rules: reload refused; generation %u stays in force", insp.generation);
+		mpe_notify_reloaded(status);
+	}
 	pthread_mutex_unlock(&insp.lock);
 	return rc;
 }

@@ -7,6 +7,7 @@
  * Usage: mpe-primary [EAL args] -- -c FILE [--check] [--no-spawn] [--idle-exit MS] ...
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "io.h"
 #include "launch.h"
 #include "log.h"
+#include "notify.h"
 #include "objects.h"
 #include "port.h"
 #include "runtime.h"
@@ -135,6 +137,13 @@ main(int argc, char **argv)
 	if (conf->sandbox && mpe_launch_model_id == 0)
 		MPE_LOG(INFO, engine, "sandbox: on: each worker process locks itself down once "
 			"attached and says what it applied (sandbox = off in [engine] to disable)");
+	{
+		uint64_t wd = mpe_notify_init();
+
+		if (wd != 0)
+			MPE_LOG(INFO, engine, "systemd: watchdog of %" PRIu64 " ms: the supervision "
+				"loop pings every %" PRIu64 " ms", wd / 1000, wd / 2000);
+	}
 
 	rc = mpe_objects_create(p, conf);
 	if (rc == 0)

@@ -25,6 +25,7 @@
 #include "io.h"
 #include "launch.h"
 #include "log.h"
+#include "notify.h"
 #include "runtime.h"
 #include "shm.h"
 #include "stats.h"
@@ -159,14 +160,47 @@ packets_in(const struct mpe_shared *shm)
 	return t.in;
 }
 
+/* For a service manager's `status` (notify.h), once a second: the workers running and the
+ * rates since the last line. */
+static void
+status_line(struct mpe_primary *p, uint64_t now, struct mpe_totals *last, uint64_t *last_tsc,
+	    int ready)
+{
+	const double dt = (double)(now - *last_tsc) / (double)rte_get_timer_hz();
+	struct mpe_totals t;
+	unsigned int i, running = 0;
+	char line[160];
+
+	mpe_stats_totals(p->shm, &t);
+	for (i = 0; i < p->shm->conf.nb_workers; i++)
+		running += p->shm->workers[i].status.state == MPE_WORKER_RUNNING;
+	if (dt > 0 && *last_tsc != 0)
+		snprintf(line, sizeof(line), "%u of %u workers running; in %.0f pps, out %.0f pps, "
+			 "dropped %.0f pps", running, p->shm->conf.nb_workers,
+			 (double)(t.in - last->in) / dt, (double)(t.out - last->out) / dt,
+			 (double)(t.dropped - last->dropped) / dt);
+	else
+		snprintf(line, sizeof(line), "%u of %u workers running", running,
+			 p->shm->conf.nb_workers);
+	if (ready)
+		mpe_notify_ready(line);
+	else
+		mpe_notify_status(line);
+	*last = t;
+	*last_tsc = now;
+}
+
 void
 mpe_supervise_run(struct mpe_primary *p)
 {
-	uint64_t hz, last_in = 0, last_change, period, next_stats;
+	uint64_t hz, last_in = 0, last_change, period, next_stats, status_tsc = 0;
+	struct mpe_totals status_last = {0};
 
 	p->shm->run_state = MPE_RUN_ACTIVE;
 	MPE_LOG(INFO, engine, "running: %u workers ready; SIGINT or SIGTERM stops",
 		p->shm->conf.nb_workers);
+	/* every worker ready and the ports started (main.c): the service is up */
+	status_line(p, rte_get_timer_cycles(), &status_last, &status_tsc, 1);
 	hz = rte_get_timer_hz();
 	last_change = rte_get_timer_cycles();
 	period = hz * p->shm->conf.stats_period_ms / 1000;
@@ -177,10 +211,13 @@ mpe_supervise_run(struct mpe_primary *p)
 		/* woken early by a worker's death */
 		mpe_launch_wait(p, SUPERVISE_PERIOD_US);
 		p->shm->primary_heartbeat++;
+		mpe_notify_watchdog();
 		mpe_launch_tick(p);
 		mpe_inspect_tick(p);
 		mpe_dump_poll(p);
 		now = rte_get_timer_cycles();
+		if (now - status_tsc >= hz)
+			status_line(p, now, &status_last, &status_tsc, 0);
 		if (period != 0 && now >= next_stats) {
 			char line[1024];
 
@@ -203,6 +240,7 @@ mpe_supervise_run(struct mpe_primary *p)
 			break;
 		}
 	}
+	mpe_notify_stopping();
 	MPE_LOG(INFO, engine, "stopping: draining rings, then workers, then ports");
 }
 
