@@ -118,6 +118,37 @@ dev_received(const struct mpe_worker_hand *h)
 	return h->phase == MPE_HAND_DEV && h->n != 0 && h->kept == 0;
 }
 
+/* A worker that died in phase DEV after the device call returned: the worker counts what the
+ * call returned (rx or tx) before its hand says so, so a counter past dev_cnt0 is a call that
+ * returned, and how much. The hand is brought to where the worker would have taken it: a
+ * receive's n set, a transmit's done moved and the phase TX (those packets are counted out,
+ * not in doubt). A counter that did not move leaves the call in doubt. */
+static void
+dev_settle(struct mpe_primary *p, unsigned int id, struct mpe_worker_hand *h)
+{
+	const struct mpe_counters *cnt = MPE_SHM_WORKER_CNT(p->shm, id);
+	uint64_t moved;
+
+	if (h->phase != MPE_HAND_DEV)
+		return;
+	if (h->kept == 0) {
+		moved = cnt->rx - h->dev_cnt0;
+		if (h->n == 0 && moved != 0 && moved <= MPE_MAX_BURST)
+			h->n = (uint32_t)moved;
+		return;
+	}
+	moved = cnt->tx - h->dev_cnt0;
+	if (moved == 0 || h->dev_start + moved > h->dev_end) {
+		if (moved != 0)
+			MPE_LOG(ERR, engine, "worker %u: its tx counter moved %" PRIu64 " in a "
+				"transmit call of %u packets", id, moved,
+				h->dev_end - h->dev_start);
+		return;
+	}
+	h->done = h->dev_start + (uint32_t)moved;
+	h->phase = MPE_HAND_TX;
+}
+
 /* A worker that polls or transmits on device queues itself. Past PROC, the packets its
  * stages dropped (work[kept..n)) are already counted as verdict drops, only not yet freed:
  * they are freed here and not counted again. */
@@ -289,10 +320,12 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, ch
 	struct mpe_pool_finish slots, fin = {0};
 	struct mpe_pool_ref ref;
 	struct rte_ring *in, *out;
-	/* a transmit call it died in may have left DPDK's put half done in its cache */
-	const int in_tx_call = h->phase == MPE_HAND_DEV && h->n != 0 && !dev_received(h);
 	uint32_t lost = 0, taken, sent, off;
-	int rc;
+	int in_tx_call, rc;
+
+	dev_settle(p, id, h);
+	/* a transmit call it died in may have left DPDK's put half done in its cache */
+	in_tx_call = h->phase == MPE_HAND_DEV && h->n != 0 && !dev_received(h);
 
 	/* First the return to the pool, or the fill of its cache, it left under way: of what a
 	 * dead worker can leave stuck, the only ones that can be finished. After it, the dead

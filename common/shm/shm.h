@@ -37,7 +37,7 @@
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 17
+#define MPE_SHM_LAYOUT_VERSION 18
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -73,8 +73,9 @@ enum mpe_hand_phase {
 	MPE_HAND_ENQ,	   /* work[] holds all n, survivors first; prod_mark = output
 			    * prod.tail before the enqueue of work[0..kept) */
 	MPE_HAND_FREE,	   /* freeing what was not sent: work[free_from..n) still held */
-	MPE_HAND_DEV,	   /* inside a device call: tx (kept >= 1), work[done..n) in doubt;
-			    * rx (kept 0), pkts[0..n) received once n is set */
+	MPE_HAND_DEV,	   /* inside a device call: tx (kept >= 1), work[dev_start..dev_end)
+			    * in doubt until the tx counter passes dev_cnt0; rx (kept 0),
+			    * pkts[0..n) received once the rx counter passes dev_cnt0 */
 	MPE_HAND_TX,	   /* rss: between tx calls; work[0..done) have left, the rest held */
 };
 
@@ -92,9 +93,14 @@ struct mpe_worker_hand {
 	uint32_t prod_mark;
 	uint32_t done; /* rss: entries of work[] sent or freed so far */
 	uint32_t free_from; /* FREE: work[free_from..n) not yet returned to the pool */
-	uint32_t dev_end;   /* DEV in TX: work[done..dev_end) are in the device call */
+	uint32_t dev_start; /* DEV in TX: work[dev_start..dev_end) are in the device call */
+	uint32_t dev_end;
 	uint32_t cache_len0; /* DEV: its mempool cache's length when the call began */
 	uint32_t stage;	     /* the stage (its place in the worker's list) running; nb_stages: none */
+	/* DEV: the counter the call's result is added to (rx for a receive, tx for a transmit)
+	 * before the call. The worker counts what a call returned before anything else of its
+	 * hand says so: a counter past this mark is a call that returned, and how much. */
+	uint64_t dev_cnt0;
 	/* A free under way (free_armed): work[*from..free_end) are being returned through `put`
 	 * (from: free_from in FREE, done in TX), to be counted under drops[free_why] (none when
 	 * MPE_DROP_MAX), which then reads free_count. */

@@ -650,9 +650,12 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t ou
 		h->dev_end = j;
 		for (;;) {
 			mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
+			h->dev_start = i + sent;
+			h->dev_cnt0 = cnt->tx;
 			hand_phase(h, MPE_HAND_DEV);
 			k = rte_eth_tx_burst(conf->ports[out].port_id, w->queue, pkts + i + sent,
 					     j - i - sent);
+			/* counted first: from here on the primary knows the call returned */
 			cnt->tx += k;
 			h->done = i + sent + k;
 			hand_phase_release(h, MPE_HAND_TX);
@@ -698,8 +701,10 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	}
 	if (nc == 0)
 		return;
-	/* a device call, with none of the burst in it */
+	/* a device call, with none of the burst in it, counted elsewhere than tx */
+	h->dev_start = h->done;
 	h->dev_end = h->done;
+	h->dev_cnt0 = w->cnt->tx;
 	mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
 	hand_phase(h, MPE_HAND_DEV);
 	sent = rte_eth_tx_burst(conf->ports[conf->mirror_port].port_id, w->queue, copies, nc);
@@ -716,8 +721,8 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 
 /* A worker polling the ports (rss; a pipeline's first worker with rx = workers): one burst
  * from its queue of the next port that has packets, transmitted or put into its output ring.
- * A worker that dies inside a device call leaves the fate of its burst unknown (the summary
- * shows it as unaccounted); anywhere else the primary reclaims what it held. */
+ * A worker that dies inside a transmit call that has not returned leaves the fate of what it
+ * gave the driver unknown (counted in_doubt); anywhere else the primary reclaims what it held. */
 static inline uint16_t
 burst_ports(struct mpe_worker *w, unsigned int *next)
 {
@@ -737,6 +742,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	h->n = 0;
 	h->kept = 0;
 	h->done = 0;
+	h->dev_cnt0 = cnt->rx;
 	/* a receive only takes from the cache (DPDK's get leaves no stale entry): no room to
 	 * make, no length to record */
 	hand_phase(h, MPE_HAND_DEV);
@@ -753,8 +759,8 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	}
 	if (n == 0)
 		return 0;
-	/* the burst is in hand at once: a death from here on is recovered, not unknown, and
-	 * counted in rx before recovery can count it lost */
+	/* the burst is in hand at once: a death from here on is recovered, not unknown (the rx
+	 * counter past dev_cnt0 tells the primary the call returned, and n before n is set) */
 	cnt->rx += n;
 	rte_compiler_barrier();
 	h->n = n;
