@@ -88,12 +88,22 @@ if ! wait_for "$log" "running:" 30; then
 fi
 ok "engine runs on net_ring ports ($MODEL build)"
 
-# One dpdk-dumpcap per port: 22.11's dumpcap captures only the last -i it is given. -c: it
-# stops once it has as many packets as the port will see.
+# captured N: the last "Packets captured" count dpdk-dumpcap N wrote (it rewrites the
+# figure in place with backspaces)
+captured() {
+	tr '\r\b' '\n ' < "$TMP/dumpcap$1.err" | awk '/Packets captured:/ { n = $NF } END { print n + 0 }'
+}
+
+# One dpdk-dumpcap per port: 22.11's dumpcap captures only the last -i it is given. Port 0's
+# stops by itself (-c) once it has as many packets as the port will see; port 1's capture
+# holds the repeats too, as many as the ring was found full: it is stopped (SIGINT) once
+# every packet is back and its count stays still.
 DUMPCAP_PIDS=()
 for port in 0 1; do
+	count=(-c "$PACKETS")
+	[ "$port" = 1 ] && count=()
 	SYSFS_PCI_DEVICES=$TMP/nopci "$DUMPCAP" --file-prefix="$PREFIX" -i "net_ring$port" \
-		-c "$PACKETS" -w "$TMP/cap$port.pcapng" > "$TMP/dumpcap$port.out" \
+		"${count[@]}" -w "$TMP/cap$port.pcapng" > "$TMP/dumpcap$port.out" \
 		2> "$TMP/dumpcap$port.err" &
 	DUMPCAP_PIDS+=($!)
 	EXTRA_PIDS+=" $!"
@@ -108,11 +118,19 @@ done
 
 rc=0; inject "$TMP/out.pcap" || rc=$?
 check "mpe-ringio sent $PACKETS packets and got them back (status $rc)" [ "$rc" = 0 ]
+still=0
+for ((i = 0; i < 150 && still < 5; i++)); do
+	c=$(captured 1)
+	[ "$c" -ge "$PACKETS" ] && [ "$c" = "${last:-}" ] && still=$((still + 1)) || still=0
+	last=$c
+	sleep 0.2
+done
+check "port 1: dpdk-dumpcap's count reached $PACKETS and stayed ($last)" [ "$still" = 5 ]
+kill -INT "${DUMPCAP_PIDS[1]}" 2> /dev/null
 for port in 0 1; do
 	pid=${DUMPCAP_PIDS[$port]}
 	rc=0; wait_exit "$pid" 30 || rc=$?
-	check "port $port: dpdk-dumpcap stopped after $PACKETS packets, status 0 (status $rc)" \
-		[ "$rc" = 0 ]
+	check "port $port: dpdk-dumpcap stopped, status 0 (status $rc)" [ "$rc" = 0 ]
 	[ "$rc" = 124 ] && kill -INT "$pid" 2> /dev/null && wait_exit "$pid" 10
 	want=vdev-net_ring$port
 	n=$(python3 "$SPLIT" "$TMP/cap$port.pcapng" "$TMP/split" 2>&1 |
