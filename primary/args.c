@@ -19,22 +19,29 @@
 #include "launch.h"
 #include "parse.h"
 #include "sandbox.h"
+#include "version.h"
 
 static void
 usage(const char *prog)
 {
+	const char *name = strrchr(prog, '/') != NULL ? strrchr(prog, '/') + 1 : prog;
+
 	printf("Usage: %s [EAL args] -- -c FILE [options]\n"
-	       "       %s --check -c FILE\n"
-	       "  -c, --config FILE    engine configuration (INI)\n"
-	       "      --check          validate the configuration and exit (no EAL, no hugepages)\n"
-	       "      --no-spawn       do not start worker processes: print their command lines\n"
-	       "                       and wait for an operator to start them\n"
-	       "      --secondary PATH mpe-secondary to spawn (default: next to mpe-primary)\n"
-	       "      --idle-exit MS   stop after MS milliseconds without a received packet\n"
-	       "      --print-config   print the configuration as the engine runs it\n"
-	       "      --help-config    every configuration key, as a table\n"
-	       "  -h, --help           this text\n",
-	       prog, prog);
+	       "  or:  %s --check -c FILE\n"
+	       "  -c, --config FILE      engine configuration (INI)\n"
+	       "      --check            validate the configuration and exit (no EAL, no\n"
+	       "                         hugepages)\n"
+	       "      --no-spawn         do not start worker processes: print their command\n"
+	       "                         lines and wait for an operator to start them\n"
+	       "      --secondary PATH   mpe-secondary to spawn (default: next to mpe-primary)\n"
+	       "      --idle-exit MS     stop after MS milliseconds without a received packet\n"
+	       "      --print-config     print the configuration as the engine runs it\n"
+	       "      --help-config      every configuration key, as a table\n"
+	       "  -h, --help             this text\n"
+	       "      --version          the version and the worker model built\n"
+	       "EAL args: DPDK's EAL options; the workers are started with those they need.\n"
+	       "See mpe-primary(8), mpe.ini(5), mpe.rules(5).\n",
+	       name, name);
 }
 
 static int
@@ -52,7 +59,7 @@ parse_options(int argc, char **argv, struct mpe_args *o, struct mpe_primary *p)
 		{"no-spawn", no_argument, NULL, 'n'},	  {"secondary", required_argument, NULL, 's'},
 		{"idle-exit", required_argument, NULL, 'i'},
 		{"print-config", no_argument, NULL, 'P'}, {"help", no_argument, NULL, 'h'},
-		{"help-config", no_argument, NULL, 'H'},
+		{"help-config", no_argument, NULL, 'H'}, {"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	uint64_t v;
@@ -85,6 +92,7 @@ parse_options(int argc, char **argv, struct mpe_args *o, struct mpe_primary *p)
 			break;
 		case 'h': usage(argv[0]); exit(0);
 		case 'H': mpe_config_help(stdout); exit(0);
+		case 'V': mpe_version_print("mpe-primary"); exit(0);
 		case ':':
 			fprintf(stderr, "mpe-primary: %s needs a value\n", argv[optind - 1]);
 			return -EINVAL;
@@ -445,7 +453,8 @@ mpe_args_parse(int argc, char **argv, struct mpe_args *a, struct mpe_primary *p)
 		;
 	for (i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "--help-config") == 0)
+		    strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "--help-config") == 0 ||
+		    strcmp(argv[i], "--version") == 0)
 			break;
 	if (i < argc && sep == argc) /* mpe-primary --check -c FILE, without "--" */
 		sep = 0;

@@ -39,6 +39,7 @@
 #include "sandbox.h"
 #include "shm_ops.h"
 #include "stage.h"
+#include "version.h"
 #include "worker.h"
 
 extern char **environ;
@@ -193,6 +194,24 @@ attach_failed(int err)
 			"EAL's message above says why)\n", rte_strerror(err));
 }
 
+static void
+usage(void)
+{
+	printf("Usage: mpe-secondary --proc-type=secondary --file-prefix PREFIX "
+	       "--lcores LCORE@CPU [EAL args] -- {--worker N | --standby K} [--log-fd FD] "
+	       "[--spawned]\n"
+	       "A worker of the engine whose mpe-primary runs with the same --file-prefix; the\n"
+	       "primary starts it (or prints its command line, with --no-spawn).\n"
+	       "  -w, --worker N  be worker N of the configuration, on its lcore\n"
+	       "      --standby K attach, then wait parked to take a dead worker's place\n"
+	       "                  (spawned by the primary)\n"
+	       "      --log-fd FD where to log once stdout, a pipe to the primary, breaks\n"
+	       "      --spawned   started by the primary (not by hand, --no-spawn)\n"
+	       "  -h, --help      this text (first argument, or after --)\n"
+	       "      --version   the version and the worker model built\n"
+	       "See mpe-secondary(8), mpe-primary(8).\n");
+}
+
 /* --worker N, or --standby K (@standby set); --log-fd FD and --spawned when spawned by the
  * primary (a pipe for its output, and the slot it may take: one the primary spawns for). */
 static unsigned int
@@ -238,14 +257,7 @@ parse_worker_id(int argc, char **argv, int *log_fd, int *spawned, int *standby)
 			*spawned = 1;
 			break;
 		case 'h':
-			printf("Usage: mpe-secondary --proc-type=secondary --file-prefix PREFIX "
-			       "--lcores LCORE@CPU [EAL args] -- {--worker N | --standby K} "
-			       "[--log-fd FD] [--spawned]\n"
-			       "  --standby K  attach, then wait parked to take a dead worker's "
-			       "place (spawned by the primary)\n"
-			       "  --log-fd FD  where to log once stdout, a pipe to the primary, "
-			       "breaks\n"
-			       "  --spawned    started by the primary (not by hand, --no-spawn)\n");
+			usage();
 			exit(0);
 		case ':':
 			refuse("%s needs a value", argv[optind - 1]);
@@ -650,6 +662,12 @@ main(int argc, char **argv)
 	/* our output may be a pipe to the primary: once it is gone, writes fail, nothing more */
 	signal(SIGPIPE, SIG_IGN);
 	catch_fatal();
+	/* before the EAL, which would answer --help with its own options */
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		usage();
+		return EXIT_SUCCESS;
+	}
+	mpe_version_exit(argc, argv, "mpe-secondary");
 	rc = eal_init(argc, argv);
 	if (rc < 0) {
 		attach_failed(rte_errno);

@@ -13,6 +13,7 @@
 
 #include "parse.h"
 #include "costs.h"
+#include "version.h"
 
 #define EXIT_FAIL        1
 #define EXIT_USAGE       2
@@ -89,7 +90,7 @@ usage(FILE *f)
 	unsigned int i, p;
 
 	fprintf(f,
-		"usage: %s [options] MODE\n"
+		"Usage: %s [options] MODE\n"
 		"Measures what threads and processes cost on this host, next to the figures\n"
 		"of the seed articles (../shared/seeds). MODE is one of:\n",
 		PROG);
@@ -203,6 +204,7 @@ main(int argc, char **argv)
 	unsigned int p, i, k = 0;
 	int c, rc = 0;
 
+	mpe_version_exit(argc, argv, "mpe-costs");
 	for (p = 0; p < P_NPARAMS; p++) {
 		longopts[p] = (struct option){params[p].name, required_argument, NULL,
 					      params[p].short_opt};

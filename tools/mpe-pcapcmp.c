@@ -15,6 +15,7 @@
 
 #include "parse.h"
 #include "pkt.h"
+#include "version.h"
 
 /*
  * Comparison
@@ -598,6 +599,7 @@ main(int argc, char **argv)
 	struct options o;
 	int ch, ret = EXIT_USAGE;
 
+	mpe_version_exit(argc, argv, "mpe-pcapcmp");
 	memset(&o, 0, sizeof(o));
 	o.max_diffs = DEFAULT_MAX_DIFFS;
 	while ((ch = getopt_long(argc, argv, ":id:k:qh", long_opts, NULL)) != -1) {

@@ -18,6 +18,7 @@
 
 #include "parse.h"
 #include "pkt.h"
+#include "version.h"
 
 #define PROG "mpe-pcapgen"
 
@@ -735,6 +736,7 @@ main(int argc, char **argv)
 	struct config cfg;
 	int r;
 
+	mpe_version_exit(argc, argv, "mpe-pcapgen");
 	r = parse_args(argc, argv, &cfg);
 	if (r > 0)
 		return EXIT_SUCCESS;

@@ -24,6 +24,7 @@
 #include "names.h"
 #include "parse.h"
 #include "pkt.h"
+#include "version.h"
 
 #define BURST 32
 #define RETA_SIZE 256
@@ -44,13 +45,22 @@ on_signal(int sig)
 static void
 usage(void)
 {
-	printf("Usage: mpe-ringio --proc-type=secondary --file-prefix P --lcores ID@CPU [EAL] --\n"
-	       "         --in-port NAME --inject FILE --out-port NAME --collect FILE\n"
-	       "         [--queues N] [--expect N] [--timeout MS]\n"
-	       "  --queues N    queues of each port (default 1)\n"
-	       "  --out-queues N  queues of the output port, when they differ (default: --queues)\n"
-	       "  --expect N    stop collecting after N packets (default: as many as injected)\n"
-	       "  --timeout MS  stop collecting after MS without a packet (default 2000)\n");
+	printf("Usage: mpe-ringio --proc-type=secondary --file-prefix P --lcores ID@CPU [EAL] -- "
+	       "--in-port NAME --inject FILE --out-port NAME --collect FILE [options]\n"
+	       "Plays the NIC for the engine's net_ring ports: spreads the capture FILE over the\n"
+	       "rx queues of one port by the symmetric flow hash, and collects what the engine\n"
+	       "sends out of another port (rx = off) into a capture.\n"
+	       "  --in-port NAME    the net_ring port to feed (its vdev name)\n"
+	       "  --inject FILE     the pcap to send\n"
+	       "  --out-port NAME   the net_ring port to collect from\n"
+	       "  --collect FILE    the pcap to write\n"
+	       "  --queues N        queues of each port (default 1)\n"
+	       "  --out-queues N    queues of the output port, when they differ (default:\n"
+	       "                    --queues)\n"
+	       "  --expect N        stop collecting after N packets (default: as many as\n"
+	       "                    injected)\n"
+	       "  --timeout MS      stop collecting after MS without a packet (default 2000)\n"
+	       "  -h, --help        this text\n");
 }
 
 static int
@@ -170,6 +180,12 @@ main(int argc, char **argv)
 	struct pcap_pkthdr *h;
 	int rc, eof = 0;
 
+	mpe_version_exit(argc, argv, "mpe-ringio");
+	/* before the EAL, which would answer --help with its own options */
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		usage();
+		return 0;
+	}
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
 		rte_exit(EXIT_FAILURE, "cannot attach: %s\n", rte_strerror(rte_errno));

@@ -302,7 +302,7 @@ if grep -q "seed 003: 8 MB" <<<"$out" && grep -q "003_f3cbb7b5cab8ffa3.txt" <<<"
 else
 	not_ok "human output: host, busy share, seed figure and its file"
 fi
-if run --help | grep -q "usage: mpe-costs"; then
+if run --help | grep -q "Usage: mpe-costs"; then
 	ok "--help prints the usage and exits 0"
 else
 	not_ok "--help prints the usage and exits 0"
