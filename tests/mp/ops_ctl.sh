@@ -81,7 +81,7 @@ check "default prefix rte, in the runtime directory DPDK would use (RUNTIME_DIRE
 	"$t.dflt" "no engine with file prefix \"rte\": $TMP/run/dpdk/rte/dpdk_telemetry.v2 does not" \
 	env RUNTIME_DIRECTORY="$TMP/run" "$CTL" info
 rc=0; "$CTL" > /dev/null 2> "$t.usage" || rc=$?
-check "no command: usage, exit 2 (status $rc)" cond '[ "$rc" = 2 ] && grep -q "usage:" "$t.usage"'
+check "no command: usage, exit 2 (status $rc)" cond '[ "$rc" = 2 ] && grep -q "^Usage: mpe-ctl" "$t.usage"'
 rc=0; "$CTL" -p "$PREFIX" reload '' > /dev/null 2> "$t.usage" || rc=$?
 check "reload of an empty FILE: refused before any request, exit 2 (status $rc)" \
 	cond '[ "$rc" = 2 ] && grep -q "argument FILE: empty" "$t.usage"'
