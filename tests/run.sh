@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs every test suite but the benchmarks on a fresh Debian 12 host: installs what it needs,
 # reserves hugepages, builds build-process/ and build-thread/ (worker processes, worker
-# threads) and runs the unit, tools and mp suites of each, then builds the two parser fuzzers
-# with clang in build-fuzz/ and runs the fuzz suite (a short run of each over its seed corpus),
-# then builds each worker model again with AddressSanitizer and UBSan (build-sanitize-process/,
-# build-sanitize-thread/) and runs the same suites but the bench. Ends with one line
-# "N passed, N failed" (N counting the tests of all five builds, and a sanitizer report as one
-# failure). Needs root.
+# threads) and runs the unit, tools and mp suites of each, builds the Debian package and checks
+# what it installs, then builds the two parser fuzzers with clang in build-fuzz/ and runs the
+# fuzz suite (a short run of each over its seed corpus), then builds each worker model again
+# with AddressSanitizer and UBSan (build-sanitize-process/, build-sanitize-thread/) and runs
+# the same suites but the bench. Ends with one line "N passed, N failed" (N counting the
+# tests of all six builds, and a sanitizer report as one failure). Needs root.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,6 +59,25 @@ for model in process thread; do
 	meson test -C "$dir" --suite unit --suite tools --suite mp --num-processes 1 --print-errorlogs
 	count_results "$dir"
 done
+
+# The Debian package, built as `dpkg-buildpackage -us -uc -b` builds it, in a copy of the
+# tree (the package's build writes into its source and one level above), then unpacked and
+# checked by tests/tools/test_install.sh (docs/service.md#the-debian-package).
+echo "=== Debian package"
+pkg=$(mktemp -d)
+mkdir "$pkg/mpe"
+git ls-files -co --exclude-standard | tar -cf - -T - | tar -xf - -C "$pkg/mpe"
+if (cd "$pkg/mpe" && dpkg-buildpackage -us -uc -b) > build-deb.log 2>&1; then
+	tests/tools/test_install.sh deb "$pkg"/mpe_*_*.deb | tee "$pkg/result"
+	counts=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$pkg/result")
+	passed=$((passed + ${counts%% *}))
+	failed=$((failed + ${counts##* }))
+else
+	tail -30 build-deb.log
+	echo "not ok - dpkg-buildpackage -us -uc -b failed (build-deb.log)"
+	failed=$((failed + 1))
+fi
+rm -rf "$pkg"
 
 # The fuzzers only: clang, libFuzzer, ASan and UBSan; nothing else is built here.
 dir=build-fuzz

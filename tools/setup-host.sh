@@ -8,7 +8,7 @@ set -euo pipefail
 PACKAGES=(build-essential meson ninja-build pkg-config python3 libdpdk-dev dpdk dpdk-dev
 	dpdk-doc libpcap-dev libbsd-dev tcpdump tcpreplay iproute2 clang libclang-rt-14-dev
 	gnuplot-nox python3-prometheus-client gdb libseccomp-dev libcap-ng-dev tshark
-	prometheus prometheus-node-exporter libsystemd-dev)
+	prometheus prometheus-node-exporter libsystemd-dev help2man man-db debhelper lintian)
 PAGES=${MPE_HUGEPAGES:-1024}
 
 if [ "$(id -u)" != 0 ]; then
