@@ -10,15 +10,10 @@ if [[ $# -ne 2 || ! -f $1 || ! -x $2 ]]; then
 	echo "usage: $0 COMPLETION MPE-CTL" >&2
 	exit 2
 fi
-passed=0
-failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $1"; failed=$((failed + 1)); }
+. "$(dirname "$0")/lib.sh"
 want() { # LABEL EXPECTED GOT
 	if [ "$2" = "$3" ]; then ok "$1: $3"; else not_ok "$1: got '$3', want '$2'"; fi
 }
-work=$(mktemp -d "${TMPDIR:-/tmp}/test_completion.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 # shellcheck source=/dev/null
 source "$1"
 ctl=$2
@@ -50,5 +45,4 @@ want "reload FILE: files" "$work/f/a.rules $work/f/b.rules" "$(words reload "$wo
 want "record WORKER FILE: files" "$work/f/a.rules" "$(words record 0 "$work/f/a")"
 want "record WORKER: no file" "" "$(words record "$work/f/a")"
 want "quarantine: clear" "clear" "$(words quarantine c)"
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

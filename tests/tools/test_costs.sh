@@ -16,24 +16,10 @@ if ! command -v python3 >/dev/null; then
 	exit 2
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/test_costs.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 # Every process the tool starts inherits this tag in its environment (only the tool's, not
 # this script's), so a leftover is found even after it was reparented.
 tag="mpe-costs-test-$$-$RANDOM$RANDOM"
-passed=0
-failed=0
-
-ok() {
-	echo "ok - $1"
-	passed=$((passed + 1))
-}
-
-not_ok() {
-	echo "not ok - $1"
-	failed=$((failed + 1))
-}
-
 run() {
 	MPE_COSTS_TEST_TAG=$tag TMPDIR=$work "$bin" "$@"
 }
@@ -387,5 +373,4 @@ interrupt TERM print -n 64 -l 20000 -r 20 print
 interrupt INT create -r 100000 -b 100000 create
 interrupt INT all all
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

@@ -13,17 +13,10 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-passed=0
-failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $1"; failed=$((failed + 1)); }
-check() { local label=$1; shift; if "$@"; then ok "$label"; else not_ok "$label"; fi; }
-finish() { echo "$passed passed, $failed failed"; [ "$failed" = 0 ]; exit; }
+. "$here/lib.sh"
 PROGRAMS=(mpe-primary mpe-secondary mpe-ctl mpe-chaos mpe-pcapgen mpe-pcapcmp mpe-ringio mpe-costs)
 CONFIGS=(default.ini pipeline.ini rss.ini distributor.ini inspect.ini)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/test_install.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 root=$work/root
 case ${1:-}:$# in
 meson:2)

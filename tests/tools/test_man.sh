@@ -10,12 +10,7 @@ if [[ $# -ne 2 || ! -x $1 || ! -f $2 ]]; then
 	echo "usage: $0 PATH/TO/mpe-primary PATH/TO/mpe.ini.5" >&2
 	exit 2
 fi
-passed=0
-failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $1"; failed=$((failed + 1)); }
-work=$(mktemp -d "${TMPDIR:-/tmp}/test_man.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 "$1" --help-config > "$work/table.md" 2> "$work/err" || not_ok "--help-config fails"
 if ! command -v man > /dev/null; then
@@ -56,5 +51,4 @@ PY
 		not_ok "the page and --help-config differ"
 	fi
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -22,17 +22,11 @@ if [[ ! -f $ini || ${#progs[@]} -ne 8 || $# -eq 0 ]]; then
 	exit 2
 fi
 primary=${progs[0]} ctl=${progs[2]}
-passed=0
-failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $1"; failed=$((failed + 1)); }
-work=$(mktemp -d "${TMPDIR:-/tmp}/test_man_pages.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 if ! command -v man > /dev/null; then
 	not_ok "man is not installed (Debian package man-db)"
-	echo "$passed passed, $failed failed"
-	exit 1
+	finish
 fi
 declare -A page
 for f in "$@"; do
@@ -127,5 +121,4 @@ if [ -s "$r" ]; then
 		not_ok "mpe.rules.5: line limit: 1024 read $rc1, 1025 read $rc2 ($(head -1 "$work/check"))"
 	fi
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

@@ -19,7 +19,7 @@ fi
 CTL=$1
 FAKE=$2
 PY=/usr/bin/python3
-work=$(mktemp -d "${TMPDIR:-/tmp}/test_metrics.XXXXXX")
+. "$(dirname "$0")/lib.sh"
 PIDS=()
 cleanup() {
 	local pid
@@ -30,21 +30,6 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-passed=0
-failed=0
-ok() {
-	echo "ok - $1"
-	passed=$((passed + 1))
-}
-not_ok() {
-	echo "not ok - $1"
-	failed=$((failed + 1))
-}
-check() { # check NAME COMMAND...
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
 need() { # a tool the test cannot do without: its absence fails the test, it is no skip
 	command -v "$1" > /dev/null && return 0
 	not_ok "$1 is not installed (Debian package $2; tools/setup-host.sh installs it)"
@@ -186,5 +171,4 @@ got=$(scrape "$url" "$work/back.prom")
 check "exporter: the engine back: mpe_up 1 and the counters ($got)" \
 	eval 'grep -qx "mpe_up 1.0" "$work/back.prom" && typed "$work/back.prom"'
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish

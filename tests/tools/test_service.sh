@@ -7,16 +7,12 @@
 # Usage: test_service.sh UNIT...
 set -uo pipefail
 
-passed=0
-failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $1"; failed=$((failed + 1)); }
 if [ $# -eq 0 ]; then
 	echo "usage: $0 UNIT..." >&2
 	exit 2
 fi
-root=$(mktemp -d "${TMPDIR:-/tmp}/test_service.XXXXXX")
-trap 'rm -rf "$root"' EXIT
+. "$(dirname "$0")/lib.sh"
+root=$work
 
 if ! command -v systemd-analyze > /dev/null; then
 	not_ok "systemd-analyze is not installed (Debian package systemd)"
@@ -60,5 +56,4 @@ else
 		esac
 	done
 fi
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+finish
