@@ -163,6 +163,19 @@ gdb_ops() {
 		-ex "source $2"
 }
 
+# start_null_rss: the rss shape on two net_null ports, workers 0 and 1 on lcores 2 and 3, a
+# dead worker respawned after 10 ms; the primary's log in $log (set here); "engine runs" checked
+start_null_rss() {
+	cfg=$TMP/engine.ini
+	log=$TMP/primary.log
+	printf '[engine]\nshape = rss\nrestart_backoff_ms = 10\n\n[port 0]\ndevice = net_null0\n\n' \
+		> "$cfg"
+	printf '[port 1]\ndevice = net_null1\n\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' \
+		>> "$cfg"
+	start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
+	check "engine runs" wait_for "$log" "running:" 30
+}
+
 # require_process_gdb: for a test that has gdb stop or kill one worker process at a chosen
 # instruction. The thread build has no worker that can die alone: the test ends there.
 require_process_gdb() {

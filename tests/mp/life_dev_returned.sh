@@ -12,13 +12,7 @@
 
 require_process_gdb
 
-cfg=$TMP/engine.ini
-printf '[engine]\nshape = rss\nrestart_backoff_ms = 10\n\n[port 0]\ndevice = net_null0\n\n' \
-	> "$cfg"
-printf '[port 1]\ndevice = net_null1\n\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
-log=$TMP/primary.log
-start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
-check "engine runs" wait_for "$log" "running:" 30
+start_null_rss
 
 # counted.py, with COUNTER=rx or tx in its environment: kills worker 0 at a write of that
 # counter while its hand is in DEV, in a receive (kept 0) or a transmit (kept > 0)

@@ -15,13 +15,7 @@
 
 require_process_gdb
 
-cfg=$TMP/engine.ini
-printf '[engine]\nshape = rss\nrestart_backoff_ms = 10\n\n[port 0]\ndevice = net_null0\n\n' \
-	> "$cfg"
-printf '[port 1]\ndevice = net_null1\n\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
-log=$TMP/primary.log
-start_primary "$log" --lcores "$LCORES" --vdev net_null0 --vdev net_null1 -- -c "$cfg"
-check "engine runs" wait_for "$log" "running:" 30
+start_null_rss
 w0=$(worker_pid 0)
 EXTRA_PIDS+=" $w0"
 
