@@ -157,10 +157,11 @@ if 'create' in modes:
     check('create: fork with a quarter touched is not much slower than with all (4 KiB pages)',
           le(fastest(m, 'fork_mem_quarter_4k'), fastest(m, 'fork_mem_full_4k'), 1.5))
     if thp:
+        # at the quick sizes the two forks are close: 20% for a host busy with other work
         check('create: THP rows measured with huge pages, fork with THP <= with 4 KiB pages',
               measured(m, 'fork_mem_quarter_thp', 'fork_mem_full_thp') and
               not row(m, 'fork_mem_full_thp')['note'].startswith('0 of') and
-              le(fastest(m, 'fork_mem_full_thp'), fastest(m, 'fork_mem_full_4k')))
+              le(fastest(m, 'fork_mem_full_thp'), fastest(m, 'fork_mem_full_4k'), 1.2))
     else:
         check('create: THP rows say they could not be measured',
               not row(m, 'fork_mem_full_thp')['measured'] and
@@ -211,9 +212,11 @@ if 'sleepqps' in modes:
           le(med(m, 'wakeups_per_s'), med(m, 'wakeups_asked'), 1.1))
     check('sleepqps: busy shares are shares',
           le(row(m, 'cpu_busy_pct')['max'], 100) and le(row(m, 'cpu_own_pct')['median'], 110))
+    # where both ceilings are the host's thread limit, they differ only by what other
+    # processes started or ended meanwhile: 1% of slack
     check('sleepqps: ceiling below pid_max and threads-max; smaller stacks never lower it',
           le(med(m, 'threads_ceiling_512k'), min(lim['pid_max'], lim['threads_max'])) and
-          le(med(m, 'threads_ceiling_512k'), med(m, 'threads_ceiling_small')))
+          le(med(m, 'threads_ceiling_512k'), med(m, 'threads_ceiling_small'), 1.01))
 
 if 'print' in modes:
     m = 'print'
