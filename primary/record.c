@@ -54,15 +54,18 @@ mpe_record_seal(struct mpe_primary *p, unsigned int id, int sig)
 			cap = 0;
 		else if (data != rec->data)
 			memcpy(rec->data, data, cap);
-		rec->seq = head + i;
+		rec->seq = (uint32_t)(head + i);
 		rec->tsc = now;
 		rec->len = rte_pktmbuf_pkt_len(m);
 		rec->cap = (uint16_t)cap;
 		rec->in_port = mpe_meta(m, off)->in_port;
+		rec->out_port = mpe_meta(m, off)->out_port;
 		rec->rule = (uint32_t)(sig > 0 ? sig : 0);
 		rec->stage = (uint8_t)h->stage;
 		rec->fate = MPE_REC_IN_HAND;
 		rec->action = 0;
+		rec->flags = 0;
+		rec->drop_stage = 0;
 		rec->bad = mpe_meta(m, off)->bad;
 	}
 	__atomic_store_n(&r->head, head + n, __ATOMIC_RELEASE);
@@ -167,7 +170,7 @@ mpe_record_copy(const struct mpe_primary *p, unsigned int id)
 		return NULL;
 	c->r = r;
 	c->id = id;
-	c->n = mpe_rec_read(r, c->recs);
+	c->n = mpe_rec_read(r, c->recs, p->shm->conf.workers[id].nb_stages);
 	c->tsc = rte_rdtsc();
 	c->ns = mpe_clock_ns(CLOCK_REALTIME);
 	return c;

@@ -34,19 +34,29 @@ enum mpe_rec_fate {
 	MPE_REC_BLOCKED,    /* of a flow quarantine blocks: dropped before any stage */
 };
 
-/* One packet: a fixed header, then its first `cap` bytes (at most the ring's snap). */
+/* drop_stage of a packet of a flow quarantine blocks (MPE_META_BLOCKED of the stages) */
+#define MPE_REC_DROP_BLOCKED UINT8_MAX
+
+/* One packet: a fixed header, then its first `cap` bytes (at most the ring's snap). The worker
+ * writes the header in four 8-byte stores, the last the packet's metadata as the stages left
+ * it; mpe_rec_read() derives `fate` and `stage` from it for the reader. */
 struct mpe_rec {
-	uint64_t seq;	  /* the record's index (head before its burst + its place) */
+	uint32_t seq;	  /* the record's index (head before its burst + its place), low bits */
+	uint16_t cap;	  /* bytes of the frame kept in data[] */
+	uint8_t fate;	  /* enum mpe_rec_fate: IN_HAND as the primary writes it; the worker
+			   * writes 0, which mpe_rec_read() replaces */
+	uint8_t stage;	  /* the stage that dropped it, or that had it at a death, or the
+			   * number of stages (it went through all): as fate */
 	uint64_t tsc;	  /* TSC of the poll that took its burst; of the death when in hand */
 	uint32_t len;	  /* the frame's length */
-	uint16_t cap;	  /* bytes of it kept in data[] */
-	uint16_t in_port; /* index into conf.ports[] of the receiving port */
 	uint32_t rule;	  /* acl: 0 no rule, i + 1 rule i of the rule set in force; in hand:
 			   * the signal that killed the worker, 0 unknown */
-	uint8_t stage;	  /* the stage that dropped it, or that had it at a death, or the
-			   * number of stages (it went through all) */
-	uint8_t fate;	  /* enum mpe_rec_fate */
+	/* struct mpe_meta from in_port on, as the stages left it (recorder_write.h) */
+	uint16_t in_port; /* index into conf.ports[] of the receiving port */
+	uint16_t out_port;
 	uint8_t action;	  /* enum mpe_rule_action the acl stage applied */
+	uint8_t flags;
+	uint8_t drop_stage; /* 1 + the stage that dropped it, 0 none, MPE_REC_DROP_BLOCKED */
 	uint8_t bad;	  /* enum mpe_decode_bad + 1 when the parse stage found it malformed */
 	uint8_t data[];
 };
@@ -76,9 +86,10 @@ uint64_t mpe_rec_ring_size(uint32_t packets, uint32_t snap);
 void mpe_rec_ring_init(struct mpe_rec_ring *r, uint32_t packets, uint32_t snap, uint32_t ahead);
 
 /* Copy the records of @r that are whole into @out (room for mask + 1 records of rec_size
- * bytes), oldest first; returns how many. The worker may be writing meanwhile: what it may
- * have overwritten during the copy is left out. */
-unsigned int mpe_rec_read(const struct mpe_rec_ring *r, void *out);
+ * bytes), oldest first, each with its fate and stage (@nb_stages: the worker's, what "went
+ * through every stage" is recorded as); returns how many. The worker may be writing
+ * meanwhile: what it may have overwritten during the copy is left out. */
+unsigned int mpe_rec_read(const struct mpe_rec_ring *r, void *out, uint8_t nb_stages);
 
 /* The @k-th record of what mpe_rec_read() copied into @out. */
 static inline struct mpe_rec *

@@ -14,20 +14,35 @@
 #ifndef MPE_RECORDER_WRITE_H
 #define MPE_RECORDER_WRITE_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include <rte_mbuf.h>
 #include <rte_memcpy.h>
 
 #include "recorder.h"
 #include "stage.h"
 
-/* The stages are done with @pkts[0..n), taken in that order at @tsc: record each, with what
- * its metadata says became of it, then publish them. @nb_stages: what "reached every stage"
- * is recorded as. The header goes field by field into the slot itself: built aside and
- * copied, its small stores would be read back by wide loads that cannot take them from the
- * store buffer, and that stall costs more than the rest of the record. */
+/* The metadata's bytes from in_port on are the record's, in the same order */
+#define MPE_REC_META_AT(f) (offsetof(struct mpe_meta, f) - offsetof(struct mpe_meta, in_port))
+#define MPE_REC_AT(f) (offsetof(struct mpe_rec, f) - offsetof(struct mpe_rec, in_port))
+_Static_assert(MPE_REC_META_AT(out_port) == MPE_REC_AT(out_port) &&
+	       MPE_REC_META_AT(verdict) == MPE_REC_AT(action) &&
+	       MPE_REC_META_AT(flags) == MPE_REC_AT(flags) &&
+	       MPE_REC_META_AT(drop_stage) == MPE_REC_AT(drop_stage) &&
+	       MPE_REC_META_AT(bad) == MPE_REC_AT(bad) &&
+	       MPE_REC_META_AT(bad) == 7 && offsetof(struct mpe_rec, in_port) == 24,
+	       "struct mpe_meta from in_port on is the record's last 8 header bytes");
+_Static_assert(MPE_META_BLOCKED == MPE_REC_DROP_BLOCKED, "blocked: one drop_stage");
+
+/* The stages are done with @pkts[0..n), taken in that order at @tsc: record each, with its
+ * metadata as they left it, then publish them. The header is four 8-byte stores into the slot
+ * itself (fate and stage are left to the reader, mpe_rec_read()): smaller stores read back
+ * by the copy's wide loads would stall on the store buffer, and computing the fate here is
+ * work no reader needs at once. */
 static __rte_always_inline void
 mpe_rec_write(struct mpe_rec_ring *r, struct rte_mbuf *const *pkts, uint16_t n, uint64_t tsc,
-	      uint8_t nb_stages, int meta_off)
+	      int meta_off)
 {
 	const uint64_t head = r->head;
 	const uint32_t snap = r->snap;
@@ -36,28 +51,18 @@ mpe_rec_write(struct mpe_rec_ring *r, struct rte_mbuf *const *pkts, uint16_t n, 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const struct mpe_meta *meta = mpe_meta(m, meta_off);
-		const uint8_t dropped = meta->drop_stage;
 		struct mpe_rec *rec = mpe_rec_slot(r, head + i);
-		const uint16_t cap = (uint16_t)RTE_MIN((uint32_t)rte_pktmbuf_data_len(m), snap);
+		const uint32_t cap = RTE_MIN((uint32_t)rte_pktmbuf_data_len(m), snap);
+		/* seq, cap, fate and stage 0; len and rule; the metadata's last 8 bytes */
+		const uint64_t w0 = (uint32_t)(head + i) | (uint64_t)cap << 32;
+		const uint64_t w2 = rte_pktmbuf_pkt_len(m) | (uint64_t)meta->rule << 32;
+		uint64_t w3;
 
-		rec->seq = head + i;
+		memcpy(&w3, &meta->in_port, sizeof(w3));
+		memcpy(&rec->seq, &w0, sizeof(w0));
 		rec->tsc = tsc;
-		rec->len = rte_pktmbuf_pkt_len(m);
-		rec->cap = cap;
-		rec->in_port = meta->in_port;
-		rec->rule = meta->rule;
-		rec->action = meta->verdict;
-		rec->bad = meta->bad;
-		if (likely(dropped == 0)) {
-			rec->stage = nb_stages;
-			rec->fate = MPE_REC_PASSED;
-		} else if (dropped == MPE_META_BLOCKED) {
-			rec->stage = 0;
-			rec->fate = MPE_REC_BLOCKED;
-		} else {
-			rec->stage = (uint8_t)(dropped - 1);
-			rec->fate = MPE_REC_DROPPED;
-		}
+		memcpy(&rec->len, &w2, sizeof(w2));
+		memcpy(&rec->in_port, &w3, sizeof(w3));
 		rte_memcpy(rec->data, rte_pktmbuf_mtod(m, const void *), cap);
 	}
 	__atomic_store_n(&r->head, head + n, __ATOMIC_RELEASE);

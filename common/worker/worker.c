@@ -372,13 +372,13 @@ rec_write(struct mpe_worker *w, struct rte_mbuf *const *pkts, uint16_t n)
 	if (w->rec == NULL)
 		return;
 	if (!w->timed) {
-		mpe_rec_write(w->rec, pkts, n, w->now, w->nb_stages, w->shm->meta_offset);
+		mpe_rec_write(w->rec, pkts, n, w->now, w->shm->meta_offset);
 		rc->rx += n;
 		return;
 	}
 	/* timed as a stage is: its cycles stand for the untimed bursts since the last timed */
 	t0 = rte_rdtsc();
-	mpe_rec_write(w->rec, pkts, n, w->now, w->nb_stages, w->shm->meta_offset);
+	mpe_rec_write(w->rec, pkts, n, w->now, w->shm->meta_offset);
 	sample_stage(rc, t0, (uint64_t)w->span + 1);
 	rc->rx += n;
 }

@@ -69,7 +69,7 @@ burst(struct mpe_rec_ring *r, uint64_t seq, uint16_t n)
 			mpe_meta(pkts[i], meta_off)->bad = 3;
 		mpe_meta(pkts[i], meta_off)->rule = (uint32_t)((seq + i) % 4);
 	}
-	mpe_rec_write(r, pkts, n, 1000 + seq, 3, meta_off);
+	mpe_rec_write(r, pkts, n, 1000 + seq, meta_off);
 }
 
 static struct mpe_rec_ring *
@@ -91,11 +91,11 @@ test_wrap(void)
 	unsigned int n, k;
 	uint64_t seq;
 
-	n = mpe_rec_read(r, out);
+	n = mpe_rec_read(r, out, 3);
 	CHECK(n == 0, "an empty ring gives %u records", n);
 	for (seq = 0; seq < 200; seq += BURST)
 		burst(r, seq, BURST);
-	n = mpe_rec_read(r, out);
+	n = mpe_rec_read(r, out, 3);
 	/* the writer may be writing the `ahead` slots past head: a reader keeps the others */
 	CHECK(n == 64 - BURST, "after 200 packets, %u records read (want %u)", n, 64 - BURST);
 	for (k = 0; k < n; k++) {
@@ -133,9 +133,9 @@ test_snap(void)
 	      "record size %u", r->rec_size);
 	for (k = 0; k < TEST_DIM(lens); k++) {
 		fill(pkts[0], k, lens[k]);
-		mpe_rec_write(r, pkts, 1, 1, 1, meta_off);
+		mpe_rec_write(r, pkts, 1, 1, meta_off);
 	}
-	n = mpe_rec_read(r, out);
+	n = mpe_rec_read(r, out, 1);
 	CHECK(n == TEST_DIM(lens), "%u records", n);
 	for (k = 0; k < n && k < TEST_DIM(lens); k++) {
 		const struct mpe_rec *rec = mpe_rec_at(r, out, k);
@@ -158,8 +158,8 @@ test_blocked(void)
 
 	fill(pkts[0], 1, 60);
 	mpe_meta(pkts[0], meta_off)->drop_stage = MPE_META_BLOCKED;
-	mpe_rec_write(r, pkts, 1, 1, 2, meta_off);
-	CHECK(mpe_rec_read(r, out) == 1, "one record");
+	mpe_rec_write(r, pkts, 1, 1, meta_off);
+	CHECK(mpe_rec_read(r, out, 2) == 1, "one record");
 	rec = mpe_rec_at(r, out, 0);
 	CHECK(rec->fate == MPE_REC_BLOCKED && rec->stage == 0, "fate %u stage %u", rec->fate,
 	      rec->stage);
@@ -183,7 +183,7 @@ writer(void *arg)
 	while (!rc->stop) {
 		for (i = 0; i < BURST; i++)
 			fill(pkts[i], seq + i, FRAME);
-		mpe_rec_write(rc->r, pkts, BURST, seq, 1, meta_off);
+		mpe_rec_write(rc->r, pkts, BURST, seq, meta_off);
 		seq += BURST;
 	}
 	rc->written = seq;
@@ -205,7 +205,7 @@ test_concurrent_reader(void)
 	while (__atomic_load_n(&rc.r->head, __ATOMIC_ACQUIRE) < 64 * 10)
 		sched_yield();
 	while (reads < 20000) {
-		n = mpe_rec_read(rc.r, out);
+		n = mpe_rec_read(rc.r, out, 1);
 		for (k = 0; k < n; k++) {
 			const struct mpe_rec *rec = mpe_rec_at(rc.r, out, k);
 
