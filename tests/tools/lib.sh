@@ -19,5 +19,11 @@ finish() {
 	[ "$failed" = 0 ]
 	exit
 }
+# man_renders PAGE TEXT: man(1) renders PAGE (roff, gzipped or not) into TEXT, 250 columns
+# wide, with something in it and no warning; the warnings, if any, in TEXT.warn
+man_renders() {
+	MANWIDTH=250 man --warnings -l "$1" > "$2" 2> "$2.warn"
+	[ -s "$2" ] && [ ! -s "$2.warn" ]
+}
 work=$(mktemp -d "${TMPDIR:-/tmp}/$(basename "$0" .sh).XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -80,8 +80,7 @@ for p in mpe.ini.5 mpe.rules.5; do
 done
 bad=
 for f in "${pages[@]}"; do
-	MANWIDTH=100 man --warnings -l "$f" > "$work/page" 2> "$work/warn"
-	[ -s "$work/page" ] && [ ! -s "$work/warn" ] || bad+=" $(basename "$f")"
+	man_renders "$f" "$work/page" || bad+=" $(basename "$f")"
 done
 check "${#pages[@]} manual pages, each rendering without a warning${bad:+ (not:$bad)}" \
 	[ ${#pages[@]} = $((${#PROGRAMS[@]} + 2)) -a -z "$bad" ]

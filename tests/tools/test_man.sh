@@ -16,11 +16,10 @@ fi
 if ! command -v man > /dev/null; then
 	not_ok "man is not installed (Debian package man-db)"
 else
-	MANWIDTH=250 man --warnings -l "$2" > "$work/page.txt" 2> "$work/warnings"
-	if [ -s "$work/page.txt" ] && [ ! -s "$work/warnings" ]; then
+	if man_renders "$2" "$work/page.txt"; then
 		ok "man -l renders it, without a warning"
 	else
-		not_ok "man -l: $(head -3 "$work/warnings")"
+		not_ok "man -l: $(head -3 "$work/page.txt.warn")"
 	fi
 	if python3 - "$work/table.md" "$work/page.txt" <<'PY'; then
 import re, sys

@@ -39,11 +39,10 @@ for want in mpe-primary.8 mpe-secondary.8 mpe-ctl.8 mpe-chaos.8 mpe-pcapgen.1 mp
 		not_ok "$want was not built (help2man missing? meson -Dman=enabled says)"
 		continue
 	fi
-	MANWIDTH=250 man --warnings -l "$f" > "$work/$want.txt" 2> "$work/$want.warn"
-	if [ -s "$work/$want.txt" ] && [ ! -s "$work/$want.warn" ]; then
+	if man_renders "$f" "$work/$want.txt"; then
 		ok "$want: man -l renders it, without a warning"
 	else
-		not_ok "$want: man -l: $(head -3 "$work/$want.warn")"
+		not_ok "$want: man -l: $(head -3 "$work/$want.txt.warn")"
 	fi
 done
 
