@@ -657,8 +657,10 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t ou
 					     j - i - sent);
 			/* counted first: from here on the primary knows the call returned */
 			cnt->tx += k;
+			rte_compiler_barrier();
 			h->done = i + sent + k;
-			hand_phase_release(h, MPE_HAND_TX);
+			/* with a barrier behind: the next call's dev_start and dev_cnt0 come after */
+			hand_phase(h, MPE_HAND_TX);
 			sent += k;
 			if (sent == j - i)
 				break;
