@@ -96,6 +96,10 @@ static const struct key_def keys[] = {
 	ENG("standby", T_UINT, 0, MPE_MAX_STANDBY, 0, standby,
 	    "worker processes kept attached and parked, each ready to take a dead worker's place "
 	    "in under a millisecond (process build)"),
+	ENG("carry", T_BOOL, 0, 1, 1, carry,
+	    "the burst a worker killed from outside held goes to the standby that takes its "
+	    "place, which finishes it; its stages log what they count, to put back (process "
+	    "build)"),
 	ENG("stall_timeout_ms", T_UINT, 0, 600000, MPE_DEF_STALL_TIMEOUT_MS, stall_timeout_ms,
 	    "kill a worker whose heartbeat stopped this long (0: never)"),
 	ENG("stats_period_ms", T_UINT, 0, 3600000, 0, stats_period_ms,
@@ -637,12 +641,13 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		fprintf(out, "rules = %s\n", c->rules);
 	fprintf(out, "default_action = %s\nflow_capacity = %u\nflow_timeout_ms = %u\n"
 		"flow_full = %s\ntx = %s\nrx = %s\nsandbox = %s\nrecorder = %s\n"
-		"recorder_packets = %u\nrecorder_snap = %u\nquarantine_after = %u\nstandby = %u\n",
+		"recorder_packets = %u\nrecorder_snap = %u\nquarantine_after = %u\nstandby = %u\n"
+		"carry = %s\n",
 		c->default_drop ? "drop" : "allow", c->flow_capacity, c->flow_timeout_ms,
 		c->flow_full_pass ? "pass" : "drop", c->tx_workers ? "workers" : "io",
 		c->rx_workers ? "workers" : "io", c->sandbox ? "on" : "off",
 		c->recorder ? "on" : "off", c->recorder_packets, c->recorder_snap,
-		c->quarantine_after, c->standby);
+		c->quarantine_after, c->standby, c->carry ? "on" : "off");
 	if (c->worker_user[0] != '\0')
 		fprintf(out, "worker_user = %s\n", c->worker_user);
 	if (c->mirror_port != MPE_PORT_NONE)

@@ -406,8 +406,8 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 		dir = rev[i] ^ f->fwd_from_dst;
 		if (dirs != NULL)
 			dirs[i] = (uint8_t)dir;
-		f->pkts[dir]++;
-		f->bytes[dir] += lens[i];
+		mpe_undo_add(t->undo, &f->pkts[dir], 1);
+		mpe_undo_add(t->undo, &f->bytes[dir], lens[i]);
 		if (tcp_flags != NULL)
 			f->tcp_flags[dir] |= tcp_flags[i];
 		f->last_seen = now;
@@ -418,11 +418,12 @@ update_chunk(struct mpe_flow_table *t, const struct mpe_flow_key *keys[], const 
 		rte_compiler_barrier();
 		t->busy = 0;
 	}
-	t->stats.lookups += n;
-	t->stats.cache_hits += n - nm;
+	mpe_undo_add(t->undo, &t->stats.lookups, n);
+	mpe_undo_add(t->undo, &t->stats.cache_hits, n - nm);
 	t->stats.inserted += inserted;
 	t->stats.active += inserted;
-	t->stats.table_full += n - found;
+	if (n != found)
+		mpe_undo_add(t->undo, &t->stats.table_full, n - found);
 	return found;
 }
 

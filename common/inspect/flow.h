@@ -42,6 +42,7 @@
 
 #include "names.h"
 #include "pkt.h"
+#include "undo.h"
 
 #define MPE_FLOW_NAME_MAX     MPE_NAME_FLOW_MAX
 #define MPE_FLOW_CAPACITY_MIN 8 /* one rte_hash bucket */
@@ -125,6 +126,10 @@ struct mpe_flow_table {
 	uint32_t cursor;                            /* next slot mpe_flow_expire() visits */
 	uint64_t sweep_tsc; /* paced expiry: when the next slot is due (0: not started) */
 	struct mpe_flow_stats stats;
+	/* the owning worker's undo log (undo.h), set by its flow stage; NULL: none. What a
+	 * packet adds to its flow and the per-packet statistics go through it; a flow's birth
+	 * does not: a burst run again finds the flow it made. */
+	struct mpe_undo *undo;
 
 	struct mpe_flow flows[] __rte_cache_aligned;
 };

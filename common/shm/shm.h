@@ -34,10 +34,11 @@
 #include "decode.h"
 #include "pool.h"
 #include "quarantine_table.h"
+#include "undo.h"
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 18
+#define MPE_SHM_LAYOUT_VERSION 19
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -77,6 +78,16 @@ enum mpe_hand_phase {
 			    * in doubt until the tx counter passes dev_cnt0; rx (kept 0),
 			    * pkts[0..n) received once the rx counter passes dev_cnt0 */
 	MPE_HAND_TX,	   /* rss: between tx calls; work[0..done) have left, the rest held */
+	/* Left by the primary for the replacement of a worker killed from outside: carry
+	 * MPE_CARRY_RUN, pkts[0..n) to run through the stages as a new burst (counters put
+	 * back as they were before it, see undo.h); MPE_CARRY_SEND, the stages done and
+	 * counted, work[0..kept) to send on, work[kept..n) dropped, counted, to free. */
+	MPE_HAND_CARRY,
+};
+
+enum mpe_carry {
+	MPE_CARRY_RUN = 1,
+	MPE_CARRY_SEND,
 };
 
 struct rte_mbuf;
@@ -97,6 +108,10 @@ struct mpe_worker_hand {
 	uint32_t dev_end;
 	uint32_t cache_len0; /* DEV: its mempool cache's length when the call began */
 	uint32_t stage;	     /* the stage (its place in the worker's list) running; nb_stages: none */
+	uint32_t carry;	     /* CARRY: enum mpe_carry */
+	/* a worker polling ports: the port (index into conf.ports[]) of the receive call under
+	 * way or of the burst in hand; MPE_PORT_NONE for a burst from a ring */
+	uint32_t rx_port;
 	/* DEV: the counter the call's result is added to (rx for a receive, tx for a transmit)
 	 * before the call. The worker counts what a call returned before anything else of its
 	 * hand says so: a counter past this mark is a call that returned, and how much. */
@@ -111,6 +126,8 @@ struct mpe_worker_hand {
 	struct mpe_pool_put put; /* the return to the pool under way, if any (pool.h) */
 	struct rte_mbuf *pkts[MPE_MAX_BURST] __rte_cache_aligned;
 	struct rte_mbuf *work[MPE_MAX_BURST] __rte_cache_aligned;
+	/* PROC: what the burst changed in the books so far (process build; undo.h) */
+	struct mpe_undo undo __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /* Drop reasons: every packet that does not leave the engine is counted under one. */
@@ -171,6 +188,9 @@ struct mpe_inspect_counters {
 struct mpe_worker_ctl {
 	volatile uint32_t stop; /* 1: leave the loop at the next burst boundary */
 	volatile uint32_t down; /* 1: not running now; producers must not wait for it */
+	/* 1 while down: a standby is taking its place, in microseconds to milliseconds, so a
+	 * producer with backpressure waits for room as it would for a live worker */
+	volatile uint32_t handed;
 	volatile uint32_t dead; /* 1: down for good (restarts exhausted): send it nothing */
 	uint32_t yield_idle;	/* 1: its CPU is shared with another polling lcore: give the
 				 * CPU away (sched_yield) after a poll that found nothing */
@@ -186,6 +206,7 @@ struct mpe_worker_ctl {
 	uint64_t last_outage_us;
 	uint64_t lost;		  /* mbufs reclaimed from its hands when it died */
 	uint64_t in_doubt;	  /* packets it gave a device call it died in: fate unknown */
+	uint64_t carried;	  /* packets in its hands at a kill, left to its replacement */
 	uint32_t sandbox_kills;	  /* instances its sandbox killed (SIGSYS) */
 	uint32_t fault_deaths;	  /* instances a fault signal killed (docs/recorder.md) */
 	int32_t last_signal;	  /* the signal that ended the last instance, 0: none */

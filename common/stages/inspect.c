@@ -98,7 +98,7 @@ parse_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			pp->frag_dport = d->frag_dport;
 			pp->flow = NULL;
 			if (unlikely(rcs[j] < 0)) {
-				ctx->malformed[d->bad]++;
+				mpe_undo_add(ctx->undo, &ctx->malformed[d->bad], 1);
 				meta->bad = (uint8_t)(d->bad + 1); /* the recorder's reason */
 				if (!pass) {
 					dropped[nd++] = m;
@@ -153,6 +153,7 @@ flow_init(struct mpe_stage_ctx *ctx)
 	if (t == NULL)
 		return -rte_errno;
 	mpe_flow_table_recover(t);
+	t->undo = ctx->undo;
 	ctx->priv = t;
 	return 0;
 }
@@ -192,7 +193,7 @@ flow_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 				full++;
 				drop[idx[i]] = !ctx->conf->flow_full_pass;
 			}
-		ctx->insp->flow_full += full;
+		mpe_undo_add(ctx->undo, &ctx->insp->flow_full, full);
 	}
 	for (i = 0; i < m; i++) {
 		struct mpe_pkt_priv *pp = mpe_pkt_priv(pkts[idx[i]]);
@@ -304,14 +305,14 @@ acl_burst(struct mpe_stage_ctx *ctx, struct rte_mbuf **pkts, uint16_t n)
 			}
 		}
 	}
-	ctx->insp->acl_lookups += m;
-	ctx->insp->acl_cached += cached;
+	mpe_undo_add(ctx->undo, &ctx->insp->acl_lookups, m);
+	mpe_undo_add(ctx->undo, &ctx->insp->acl_cached, cached);
 	for (i = 0; i < n; i++) {
 		struct mpe_meta *meta = mpe_meta(pkts[i], ctx->meta_offset);
 		uint32_t r = res[i];
 		uint8_t action = r != 0 ? rs->rules[r - 1].action : rs->default_action;
 
-		row[r]++;
+		mpe_undo_add(ctx->undo, &row[r], 1);
 		meta->rule = r;
 		meta->verdict = action;
 		drop[i] = action == MPE_RULE_DROP;

@@ -122,6 +122,9 @@ struct mpe_stage_ctx {
 	 * to, or MPE_PORT_NONE when that is not known to be one port. */
 	uint16_t burst_out;
 	void *priv; /* the stage's own state, made by init in the running process */
+	/* the worker's undo log, or NULL: every counter the stage moves per burst or per packet
+	 * moves through mpe_undo_add() (undo.h) */
+	struct mpe_undo *undo;
 };
 
 /* A stage: burst takes @n packets, keeps the ones that go on at the front of @pkts in their

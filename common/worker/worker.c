@@ -70,6 +70,9 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	w->yield_idle = (uint8_t)w->slot->ctl.yield_idle;
 	w->sample = (uint16_t)RTE_MAX(conf->cycles_sample, 1u);
 	w->rec = w->slot->ctl.rec;
+	/* a killed worker's burst goes to its replacement only where one process can take
+	 * another's place */
+	w->undo = shm->worker_model == 0 && conf->carry ? &w->slot->hand.undo : NULL;
 
 	switch (conf->shape) {
 	case MPE_SHAPE_PIPELINE:
@@ -83,6 +86,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		if (id + 1 < conf->nb_workers) {
 			w->next_down = &shm->workers[id + 1].ctl.down;
 			w->next_dead = &shm->workers[id + 1].ctl.dead;
+			w->next_handed = &shm->workers[id + 1].ctl.handed;
 		}
 		break;
 	case MPE_SHAPE_DISTRIBUTOR:
@@ -136,6 +140,7 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		ctx->worker_id = id;
 		ctx->stage_pos = i;
 		ctx->meta_offset = shm->meta_offset;
+		ctx->undo = w->undo;
 		mpe_stage_ports(ctx, conf);
 		if (w->ops[i]->init != NULL) {
 			rc = w->ops[i]->init(ctx);
@@ -429,10 +434,11 @@ run_stages(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t in
 		t1 = t0;
 		if (timed)
 			t1 = sample_stage(sc, t0, weight);
-		sc->rx += n;
-		sc->tx += kept;
-		sc->bursts++;
-		sc->drops[MPE_DROP_VERDICT] += n - kept;
+		mpe_undo_add(w->undo, &sc->rx, n);
+		mpe_undo_add(w->undo, &sc->tx, kept);
+		mpe_undo_add(w->undo, &sc->bursts, 1);
+		if (kept != n)
+			mpe_undo_add(w->undo, &sc->drops[MPE_DROP_VERDICT], n - kept);
 		n = kept;
 	}
 	/* out of the stages: a death from here on is not one a packet caused in them */
@@ -452,11 +458,26 @@ keep_waiting(struct mpe_worker *w)
 		if (w->primary_gone == PRIMARY_GONE)
 			return 0;
 	}
-	return w->backpressure && !should_stop(w) && !(w->next_down != NULL && *w->next_down);
+	return w->backpressure && !should_stop(w) &&
+	       !(w->next_down != NULL && *w->next_down && !*w->next_handed);
 }
 
 static inline void send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			      uint16_t out_port);
+static inline void transmit_on(struct mpe_worker *w, uint16_t n, uint16_t kept,
+			       uint16_t out_port);
+static inline void enqueue_on(struct mpe_worker *w, uint16_t n, uint16_t kept);
+
+/* What the stages dropped (@verdict) and what quarantine blocked, counted while the burst is
+ * in PROC, through the undo log. */
+static inline void
+burst_drops(struct mpe_worker *w, uint16_t verdict, uint16_t blocked)
+{
+	if (verdict != 0)
+		mpe_undo_add(w->undo, &w->cnt->drops[MPE_DROP_VERDICT], verdict);
+	if (unlikely(blocked != 0))
+		mpe_undo_add(w->undo, &w->cnt->drops[MPE_DROP_QUARANTINE], blocked);
+}
 static __rte_noinline void mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts,
 					uint16_t n);
 
@@ -471,11 +492,21 @@ transmit_burst(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t out_por
 
 	h->kept = kept;
 	h->done = 0;
+	/* counted in PROC: a death before TX takes them back with the rest of the burst */
+	burst_drops(w, n - blocked - kept, blocked);
 	hand_phase(h, MPE_HAND_TX);
-	w->cnt->drops[MPE_DROP_VERDICT] += n - blocked - kept;
-	w->cnt->drops[MPE_DROP_QUARANTINE] += blocked;
 	if (w->mirror)
 		mirror_ports(w, h->work, kept);
+	transmit_on(w, n, kept, out_port);
+}
+
+/* The survivors work[0..kept) leave on the ports (phase TX, done 0), then work[kept..n),
+ * dropped and counted, are freed. */
+static inline void
+transmit_on(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t out_port)
+{
+	struct mpe_worker_hand *h = &w->slot->hand;
+
 	send_ports(w, h->work, kept, out_port);
 	h->free_from = kept;
 	hand_phase(h, MPE_HAND_FREE);
@@ -497,14 +528,24 @@ static inline void
 enqueue_burst(struct mpe_worker *w, uint16_t n, uint16_t kept, uint16_t blocked)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
+
+	h->kept = kept;
+	/* counted in PROC: a death before ENQ takes them back with the rest of the burst */
+	burst_drops(w, n - blocked - kept, blocked);
+	enqueue_on(w, n, kept);
+}
+
+/* The survivors work[0..kept) go into the output ring (phase ENQ), then what did not fit and
+ * work[kept..n), dropped and counted, are freed. */
+static inline void
+enqueue_on(struct mpe_worker *w, uint16_t n, uint16_t kept)
+{
+	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
 	uint16_t sent = 0;
 
-	h->kept = kept;
 	h->prod_mark = w->out->prod.tail;
 	hand_phase(h, MPE_HAND_ENQ);
-	cnt->drops[MPE_DROP_VERDICT] += n - blocked - kept;
-	cnt->drops[MPE_DROP_QUARANTINE] += blocked;
 	if (!next_dead(w))
 		sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work, kept,
 							     NULL);
@@ -574,7 +615,7 @@ block_quarantined(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			pkts[kept++] = m;
 			continue;
 		}
-		q->hits[1 + w->id][f]++;
+		mpe_undo_add(w->undo, &q->hits[1 + w->id][f], 1);
 		mpe_meta(m, off)->drop_stage = MPE_META_BLOCKED;
 		out[nb++] = m;
 	}
@@ -598,15 +639,16 @@ burst_rings(struct mpe_worker *w)
 	if (n == 0)
 		return 0;
 	h->n = n;
+	mpe_undo_reset(w->undo);
 	hand_phase(h, MPE_HAND_PROC);
 	prefetch_ahead(w, h->cons_mark + n, avail);
 	for (i = 0; i < n; i++) {
 		h->work[i] = h->pkts[i];
 		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
 	}
-	cnt->rx += n;
-	cnt->rx_bytes += bytes;
-	cnt->bursts++;
+	mpe_undo_add(w->undo, &cnt->rx, n);
+	mpe_undo_add(w->undo, &cnt->rx_bytes, bytes);
+	mpe_undo_add(w->undo, &cnt->bursts, 1);
 	/* packets of a flow blocked while they were queued for this worker */
 	if (unlikely(w->shm->quar.blocked != 0))
 		blocked = block_quarantined(w, h->work, n);
@@ -751,6 +793,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	/* round robin over the ports from the one after the last that had packets */
 	for (k = 0, i = *next; k < w->nb_rx_ports && n == 0; k++) {
 		port = w->rx_ports[i];
+		h->rx_port = port; /* a burst carried to a replacement is metadata-less */
 		/* a cache too short for the call would be refilled by DPDK, whose dequeue from
 		 * the pool's ring cannot be finished after a death */
 		mpe_pool_rx_enter(&h->put, &w->pool_ref);
@@ -766,6 +809,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	cnt->rx += n;
 	rte_compiler_barrier();
 	h->n = n;
+	mpe_undo_reset(w->undo);
 	hand_phase(h, MPE_HAND_PROC);
 	*next = i;
 	/* one pass over the burst: metadata, bytes, the working copy of the pointers; and the
@@ -779,8 +823,8 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 		bytes += rte_pktmbuf_pkt_len(m);
 		h->work[i] = m;
 	}
-	cnt->rx_bytes += bytes;
-	cnt->bursts++;
+	mpe_undo_add(w->undo, &cnt->rx_bytes, bytes);
+	mpe_undo_add(w->undo, &cnt->bursts, 1);
 	/* the packets of blocked flows go behind the others, out of the stages' reach */
 	if (unlikely(w->shm->quar.blocked != 0))
 		blocked = block_quarantined(w, h->work, n);
@@ -801,6 +845,65 @@ first_move(struct mpe_worker *w)
 	w->moved = 1;
 }
 
+/* The burst a killed predecessor held, left in the hand by the primary (phase CARRY,
+ * docs/recovery.md#a-burst-carried-to-the-replacement): before anything new is taken, so that
+ * its flows keep their order. MPE_CARRY_RUN: pkts[0..n) as a new burst, from the first stage
+ * (the books hold nothing of it: the primary put them back; a polling worker's rx counted it
+ * already); MPE_CARRY_SEND: work[0..kept) sent on, work[kept..n) freed (both counted). */
+static __rte_noinline void
+carry_run(struct mpe_worker *w)
+{
+	struct mpe_worker_hand *h = &w->slot->hand;
+	struct mpe_counters *cnt = w->cnt;
+	const int off = w->shm->meta_offset;
+	const uint16_t port = w->ports_in ? (uint16_t)h->rx_port : MPE_PORT_NONE;
+	uint16_t n = (uint16_t)RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST), kept, i, out_port;
+	uint16_t blocked = 0;
+	uint32_t bytes = 0;
+
+	if (h->carry == MPE_CARRY_SEND) {
+		kept = (uint16_t)RTE_MIN(h->kept, (uint32_t)n);
+		if (w->out == NULL) {
+			h->done = 0;
+			hand_phase(h, MPE_HAND_TX);
+			transmit_on(w, n, kept, MPE_PORT_NONE);
+		} else {
+			enqueue_on(w, n, kept);
+		}
+		MPE_LOG(INFO, worker, "worker %u: %u packets its predecessor held sent on", w->id,
+			kept);
+		return;
+	}
+	w->now = rte_rdtsc();
+	w->timed = 0;
+	mpe_undo_reset(w->undo);
+	hand_phase(h, MPE_HAND_PROC);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = h->pkts[i];
+
+		if (port != MPE_PORT_NONE)
+			mpe_meta_init(mpe_meta(m, off), port);
+		else
+			mpe_meta(m, off)->drop_stage = 0; /* the recorder's, of the first run */
+		bytes += rte_pktmbuf_pkt_len(m);
+		h->work[i] = m;
+	}
+	if (port == MPE_PORT_NONE)
+		mpe_undo_add(w->undo, &cnt->rx, n);
+	mpe_undo_add(w->undo, &cnt->rx_bytes, bytes);
+	mpe_undo_add(w->undo, &cnt->bursts, 1);
+	if (unlikely(w->shm->quar.blocked != 0))
+		blocked = block_quarantined(w, h->work, n);
+	kept = run_stages(w, h->work, n - blocked, port, &out_port);
+	rec_write(w, h->pkts, n);
+	if (w->out == NULL)
+		transmit_burst(w, n, kept, out_port, blocked);
+	else
+		enqueue_burst(w, n, kept, blocked);
+	MPE_LOG(INFO, worker, "worker %u: the %u packets its predecessor held run again", w->id,
+		n);
+}
+
 /* The loop, specialised by the constant @ports_in. */
 static __rte_always_inline void
 worker_loop(struct mpe_worker *w, const int ports_in)
@@ -811,6 +914,10 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 	unsigned int next_port = 0;
 
 	slot->hand.stage = w->nb_stages; /* in no stage */
+	if (unlikely(slot->hand.phase == MPE_HAND_CARRY)) {
+		carry_run(w);
+		first_move(w);
+	}
 	if (!ports_in) {
 		slot->hand.cons_mark = w->in->cons.tail;
 		hand_phase_release(&slot->hand, MPE_HAND_DEQ);

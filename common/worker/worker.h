@@ -48,9 +48,13 @@ struct mpe_worker {
 	uint8_t primary_gone;
 	const volatile uint32_t *next_down; /* pipeline: the next worker's ctl.down */
 	const volatile uint32_t *next_dead; /* and its ctl.dead */
+	const volatile uint32_t *next_handed; /* and its ctl.handed */
 	uint64_t signal_tsc; /* when a stop signal was first seen, 0: none seen */
 	uint8_t moved;	     /* this instance has moved a burst (status.first_move_tsc) */
 	struct mpe_rec_ring *rec; /* its flight recorder, NULL: recorder = off */
+	/* its hand's undo log: process build, where a killed worker's burst is carried to its
+	 * replacement; NULL in the thread build (undo.h) */
+	struct mpe_undo *undo;
 };
 
 /* Find this worker's rings and set up its stages. Returns 0 or -errno; on failure
