@@ -74,7 +74,7 @@ mpe_dump_path(char *path, size_t size, const char *stem, const char *ext)
 static const char *const run_states[] = {"init", "active", "drain", "stop"};
 
 static const char *const hand_phases[] = {"idle", "dequeue", "process", "enqueue",
-					  "free", "device",  "tx"};
+					  "free", "device",  "tx", "carry"};
 
 static double
 seconds(uint64_t tsc, uint64_t hz)

@@ -208,7 +208,7 @@ flush_pending(struct io *io, unsigned int w)
 	sent = (uint16_t)rte_ring_sp_enqueue_burst(io->in[w], (void **)io->pend[w], n,
 						   &io->room[w]);
 	/* a worker being respawned lets its ring fill; nobody waits for it meanwhile */
-	if (sent < n && (!io->backpressure || io->in_ctl[w]->down)) {
+	if (sent < n && (!io->backpressure || (io->in_ctl[w]->down && !io->in_ctl[w]->handed))) {
 		rte_pktmbuf_free_bulk(io->pend[w] + sent, n - sent);
 		io->st->io.drops[MPE_DROP_RING_FULL] += n - sent;
 		sent = n;

@@ -482,6 +482,7 @@ leave_down(struct mpe_primary *p, unsigned int id, const char *why)
 	unsigned int n;
 
 	slot->ctl.dead = 1;
+	slot->ctl.handed = 0;
 	slot->status.state = MPE_WORKER_FAILED;
 	rte_wmb();
 	n = mpe_recover_drain_input(p, id);
@@ -493,10 +494,10 @@ leave_down(struct mpe_primary *p, unsigned int id, const char *why)
 /* Recover worker @id; when the pool's ring is left half done for good, the pool cannot be
  * used any more: the engine stops. */
 static int
-recover(struct mpe_primary *p, unsigned int id, enum mpe_drop why)
+recover(struct mpe_primary *p, unsigned int id, enum mpe_drop why, int carry)
 {
 	char stuck[192];
-	int lost = mpe_recover_worker(p, id, why, stuck, sizeof(stuck));
+	int lost = mpe_recover_worker(p, id, why, carry, stuck, sizeof(stuck));
 
 	if (lost == -EDEADLK) {
 		MPE_LOG(ERR, engine, "worker %u: %s: every process that takes or returns mbufs "
@@ -584,6 +585,31 @@ takeover(struct mpe_primary *p, unsigned int id, uint64_t now)
 	return 1;
 }
 
+/* Before a dead worker is taken offline for RCU: a death that was not its own fault puts back
+ * what the burst in its stages counted (its undo log), so that the burst is counted once,
+ * by whoever finishes it. A fault signal's victim may have written anything: its log is not
+ * trusted. */
+static void
+undo_burst(struct mpe_primary *p, unsigned int id, int sig)
+{
+	if (p->shm->conf.carry && !mpe_quarantine_fault(sig) && mpe_recover_undo(p, id) < 0)
+		MPE_LOG(WARNING, engine, "worker %u: the burst in its stages stays counted as far "
+			"as it went", id);
+}
+
+/* Whether a standby will take worker @id's place at once: restart on, within restart_max,
+ * one parked. */
+static int
+standby_expected(struct mpe_primary *p, unsigned int id, uint64_t now)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+
+	if (!conf->restart || !mpe_standby_parked(p))
+		return 0;
+	restart_window(p, id, now);
+	return p->life[id].window_restarts < conf->restart_max;
+}
+
 /* A worker process ended while the engine runs: recover what it held, then respawn it after
  * a back-off, or leave it down when it restarts too often. */
 static void
@@ -595,11 +621,16 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	struct mpe_record_copy *rec;
 	unsigned int sealed;
 	enum mpe_drop drop;
-	int lost;
+	int lost, carry, expected;
 	char why[64];
 
+	/* with a standby to take its place, producers with backpressure wait for it through
+	 * the recovery (milliseconds) rather than drop what is bound for it */
+	expected = standby_expected(p, id, now);
 	slot->ctl.down = 1;
+	slot->ctl.handed = (uint32_t)expected;
 	rte_wmb();
+	undo_burst(p, id, sig);
 	mpe_inspect_worker_gone(p, id);
 	p->life[id].died_tsc = now;
 	slot->ctl.died_tsc = now;
@@ -608,7 +639,10 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	p->life[id].outage_open = 1;
 	evidence_pending(p, id, 1);
 	drop = death_evidence(p, id, sig, &rec, &sealed);
-	lost = recover(p, id, drop);
+	/* the burst in its hands goes to the standby, unless the worker caused its death */
+	carry = expected && conf->carry && drop == MPE_DROP_WORKER_DIED &&
+		!mpe_quarantine_fault(sig);
+	lost = recover(p, id, drop, carry);
 	/* its cache is flushed: its lcore id may serve a later process */
 	mpe_launch_lcore_free(p, slot->ctl.lcore);
 	if (conf->restart && takeover(p, id, now)) {
@@ -619,6 +653,10 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 		p->life[id].evidence_sealed = sealed;
 		return;
 	}
+	/* no standby after all: nobody to wait for, and what was left for it is reclaimed */
+	slot->ctl.handed = 0;
+	if (lost >= 0)
+		lost += (int)mpe_recover_carried_drop(p, id, drop);
 	MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
 		slot->ctl.last_cause, lost < 0 ? 0 : lost);
 	evidence_file(p, id, rec, sealed);
@@ -660,11 +698,13 @@ died_stopping(struct mpe_primary *p, unsigned int id, int sig)
 
 	slot->ctl.down = 1;
 	slot->ctl.dead = 1;
+	slot->ctl.handed = 0;
 	slot->status.state = MPE_WORKER_FAILED;
 	rte_wmb();
+	undo_burst(p, id, sig);
 	mpe_inspect_worker_gone(p, id);
 	evidence_pending(p, id, 1);
-	lost = recover(p, id, death_evidence(p, id, sig, &rec, &sealed));
+	lost = recover(p, id, death_evidence(p, id, sig, &rec, &sealed), 0);
 	evidence_file(p, id, rec, sealed);
 	mpe_launch_lcore_free(p, slot->ctl.lcore);
 	queued = mpe_recover_drain_input(p, id);
@@ -853,6 +893,7 @@ mpe_launch_tick(struct mpe_primary *p)
 			slot->ctl.last_recover_us = (now - p->life[i].died_tsc) * 1000000 /
 						    rte_get_timer_hz();
 			slot->ctl.down = 0;
+			slot->ctl.handed = 0;
 			MPE_LOG(NOTICE, engine, "worker %u: back after %.1f ms (pid %d)", i,
 				slot->ctl.last_recover_us / 1000.0, slot->status.pid);
 		}

@@ -13,6 +13,7 @@
 
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
+#include <rte_memory.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
@@ -109,6 +110,21 @@ recover_free(struct mpe_primary *p, unsigned int id, const struct put_left *put,
 	return h->kept > h->free_from ? h->kept - h->free_from : 0;
 }
 
+/* A carried burst (phase CARRY) reclaimed: RUN holds pkts[0..n), none counted anywhere;
+ * SEND work[0..n), of which work[kept..n) are counted dropped already. Returns the lost. */
+static uint32_t
+carried_free(const struct put_left *put, struct mpe_worker_hand *h)
+{
+	uint32_t n = RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST);
+
+	if (h->carry == MPE_CARRY_SEND) {
+		free_range(put, h->work, 0, n);
+		return RTE_MIN(h->kept, n);
+	}
+	free_range(put, h->pkts, 0, n);
+	return n;
+}
+
 /* Whether a worker that died in phase DEV was inside a receive that had returned its burst
  * (n stored, PROC not yet): a transmit call always has survivors in it (kept >= 1), a
  * receive starts from kept = 0. */
@@ -163,6 +179,8 @@ recover_ports(struct mpe_primary *p, unsigned int id, const struct put_left *put
 	case MPE_HAND_PROC:
 		free_range(put, h->pkts, 0, n);
 		return n;
+	case MPE_HAND_CARRY:
+		return carried_free(put, h);
 	case MPE_HAND_TX:
 		finish_free(p, id, put, h, &h->done);
 		if (h->done > kept)
@@ -193,6 +211,139 @@ recover_ports(struct mpe_primary *p, unsigned int id, const struct put_left *put
 	default:
 		return 0;
 	}
+}
+
+/* The hand keeps work[from..n) for the replacement to send on, moved to the front. */
+static uint32_t
+carry_send(struct mpe_worker_hand *h, uint32_t from)
+{
+	uint32_t n = h->n;
+
+	memmove(h->work, h->work + from, (n - from) * sizeof(h->work[0]));
+	h->n = n - from;
+	h->kept -= from;
+	h->carry = MPE_CARRY_SEND;
+	return h->kept;
+}
+
+/* What the replacement can finish exactly of the burst worker @id held, left in its hand:
+ * packets taken from its input ring (DEQ) or in its stages (PROC, once undone: see
+ * mpe_recover_undo) or received (DEV, the call returned) run again from the first stage;
+ * survivors not yet in the output ring (ENQ, or held back by a full one: FREE) or not yet
+ * transmitted (TX; DEV: those after the call it died in, whose own packets stay in doubt)
+ * are sent on. Returns the packets carried; 0 leaves the hand to be recovered as before
+ * (what this did to it, a ring rolled back or a free finished, that recovery does again
+ * harmlessly). @in, @out: its rings, NULL where it has none. */
+static uint32_t
+carry_hand(struct mpe_primary *p, unsigned int id, const struct put_left *put,
+	   struct mpe_worker_hand *h, struct rte_ring *in, struct rte_ring *out)
+{
+	uint32_t n = h->n, kept = h->kept, taken, sent, end;
+
+	if (n > MPE_MAX_BURST)
+		return 0;
+	/* kept is the last burst's until the stages are done with this one */
+	if (kept > n && h->phase != MPE_HAND_DEQ && h->phase != MPE_HAND_PROC &&
+	    !dev_received(h) && !(h->phase == MPE_HAND_CARRY && h->carry == MPE_CARRY_RUN))
+		return 0;
+	switch (h->phase) {
+	case MPE_HAND_CARRY: /* its replacement died before it ran the burst */
+		return h->carry == MPE_CARRY_SEND ? kept : n;
+	case MPE_HAND_DEQ:
+		if (in == NULL)
+			return 0;
+		rollback_cons(in);
+		taken = in->cons.tail - h->cons_mark;
+		if (taken == 0 || taken > MPE_MAX_BURST)
+			return 0;
+		h->n = taken;
+		h->carry = MPE_CARRY_RUN;
+		return taken;
+	case MPE_HAND_PROC:
+		if (n == 0 || h->undo.n != 0) /* not put back: the burst cannot run again */
+			return 0;
+		h->carry = MPE_CARRY_RUN;
+		return n;
+	case MPE_HAND_ENQ:
+		if (out == NULL)
+			return 0;
+		rollback_prod(out);
+		sent = out->prod.tail - h->prod_mark;
+		return sent < kept ? carry_send(h, sent) : 0;
+	case MPE_HAND_FREE:
+		finish_free(p, id, put, h, &h->free_from);
+		return h->free_from < kept ? carry_send(h, h->free_from) : 0;
+	case MPE_HAND_TX:
+		finish_free(p, id, put, h, &h->done);
+		return h->done < kept ? carry_send(h, h->done) : 0;
+	case MPE_HAND_DEV:
+		if (dev_received(h)) {
+			h->carry = MPE_CARRY_RUN;
+			return n;
+		}
+		if (n == 0 || h->done > kept)
+			return 0;
+		end = RTE_MIN(RTE_MAX(h->dev_end, h->done), kept);
+		if (end >= kept)
+			return 0;
+		if (h->done < end) {
+			MPE_LOG(WARNING, engine, "worker %u: died inside a transmit call with %u "
+				"packets: their fate is unknown (in_doubt), their mbufs are left "
+				"alone", id, end - h->done);
+			p->shm->workers[id].ctl.in_doubt += end - h->done;
+		}
+		return carry_send(h, end);
+	default:
+		return 0;
+	}
+}
+
+int
+mpe_recover_undo(struct mpe_primary *p, unsigned int id)
+{
+	struct mpe_worker_hand *h = &p->shm->workers[id].hand;
+	uint32_t n = h->undo.n, i;
+
+	if (p->shm->worker_model != 0 || h->phase != MPE_HAND_PROC || n == 0)
+		return 0;
+	if (n > MPE_UNDO_MAX) {
+		MPE_LOG(WARNING, engine, "worker %u: the undo log of its burst overflowed: what "
+			"the burst counted stays counted", id);
+		return -ENOSPC;
+	}
+	/* every entry points at an aligned counter in DPDK memory, or none is trusted */
+	for (i = 0; i < n; i++) {
+		const struct mpe_undo_entry *e = &h->undo.e[i];
+
+		if (((uintptr_t)e->at & (sizeof(uint64_t) - 1)) != 0 ||
+		    rte_mem_virt2memseg_list(e->at) == NULL) {
+			MPE_LOG(ERR, engine, "worker %u: its undo log points outside shared memory "
+				"(entry %u of %u): nothing put back", id, i, n);
+			return -EFAULT;
+		}
+	}
+	for (i = n; i-- > 0;)
+		*h->undo.e[i].at = h->undo.e[i].old;
+	h->undo.n = 0;
+	return (int)n;
+}
+
+unsigned int
+mpe_recover_carried_drop(struct mpe_primary *p, unsigned int id, enum mpe_drop why)
+{
+	struct mpe_worker_slot *slot = &p->shm->workers[id];
+	struct mpe_worker_hand *h = &slot->hand;
+	const struct put_left none = {0};
+	uint32_t lost;
+
+	if (h->phase != MPE_HAND_CARRY)
+		return 0;
+	lost = carried_free(&none, h);
+	h->phase = MPE_HAND_IDLE;
+	h->n = 0;
+	slot->ctl.lost += lost;
+	p->shm->sup.drops[why] += lost;
+	return lost;
 }
 
 /* How long one side of the pool's ring may keep head and tail apart, its tail not moving,
@@ -311,8 +462,8 @@ finish_other_dead(struct mpe_primary *p, unsigned int id)
 }
 
 int
-mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, char *stuck,
-		   size_t size)
+mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, int carry,
+		   char *stuck, size_t size)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
 	struct mpe_worker_hand *h = &slot->hand;
@@ -320,8 +471,8 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, ch
 	struct mpe_pool_finish slots, fin = {0};
 	struct mpe_pool_ref ref;
 	struct rte_ring *in, *out;
-	uint32_t lost = 0, taken, sent, off;
-	int in_tx_call, rc;
+	uint32_t lost = 0, taken, sent, off, carried = 0;
+	int in_tx_call, rc, again = 0;
 
 	dev_settle(p, id, h);
 	/* a transmit call it died in may have left DPDK's put half done in its cache */
@@ -372,6 +523,14 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, ch
 			"enqueued to the ring on its behalf, %u put back", id,
 			mpe_pool_put_state_name(fin.state), fin.completed, fin.put_back);
 	rc = worker_rings(&p->shm->conf, id, &in, &out);
+	if (rc < 0)
+		in = out = NULL;
+	if (carry) {
+		again = h->phase == MPE_HAND_CARRY;
+		carried = carry_hand(p, id, &put, h, in, out);
+		if (carried > 0)
+			goto done;
+	}
 	if (rc < 0) {
 		lost = recover_ports(p, id, &put, h);
 		goto done;
@@ -418,12 +577,24 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, ch
 	case MPE_HAND_FREE:
 		lost = recover_free(p, id, &put, h);
 		break;
+	case MPE_HAND_CARRY:
+		lost = carried_free(&put, h);
+		break;
 	default:
 		break;
 	}
 done:
-	h->phase = MPE_HAND_IDLE;
-	h->n = 0;
+	if (carried > 0) {
+		h->phase = MPE_HAND_CARRY;
+		if (!again)
+			slot->ctl.carried += carried;
+		MPE_LOG(INFO, engine, "worker %u: %u packets in its hands left to its replacement "
+			"(%s)", id, carried, h->carry == MPE_CARRY_SEND ? "to send on" :
+			"to run again");
+	} else {
+		h->phase = MPE_HAND_IDLE;
+		h->n = 0;
+	}
 	/* nothing of the pool is under way in this hand any more, whatever was found in it */
 	h->put.state = MPE_PUT_NONE;
 	h->put.head_set = 0;

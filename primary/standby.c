@@ -40,6 +40,16 @@ wake(struct mpe_standby_slot *sb, uint32_t word)
 	syscall(SYS_futex, &sb->word, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
+/* Standby @k is attached and asleep, free to take a place. */
+static int
+standby_parked(const struct mpe_primary *p, unsigned int k)
+{
+	const struct mpe_standby_slot *sb = &p->shm->standby[k];
+
+	return p->standby[k].pid > 0 && sb->state == MPE_WORKER_READY &&
+	       sb->word == MPE_STANDBY_PARKED;
+}
+
 int
 mpe_standby_check(struct mpe_primary *p)
 {
@@ -144,6 +154,17 @@ mpe_launch_standby_ready(struct mpe_primary *p)
 }
 
 int
+mpe_standby_parked(const struct mpe_primary *p)
+{
+	unsigned int k;
+
+	for (k = 0; k < p->shm->conf.standby; k++)
+		if (standby_parked(p, k))
+			return 1;
+	return 0;
+}
+
+int
 mpe_standby_take(struct mpe_primary *p, unsigned int id)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
@@ -157,8 +178,7 @@ mpe_standby_take(struct mpe_primary *p, unsigned int id)
 		return 0;
 	for (k = 0; k < conf->standby; k++) {
 		sb = &p->shm->standby[k];
-		if (p->standby[k].pid > 0 && sb->state == MPE_WORKER_READY &&
-		    sb->word == MPE_STANDBY_PARKED)
+		if (standby_parked(p, k))
 			break;
 	}
 	if (k == conf->standby) {

@@ -31,6 +31,8 @@ void mpe_launch_lcore_add(struct mpe_primary *p, uint32_t lcore);
 /* Choose the standbys' lcore ids (ids no worker, no lcore of the primary uses). 0 or
  * -errno, logged. */
 int mpe_standby_check(struct mpe_primary *p);
+/* 1 when a standby is parked, ready to take a place. */
+int mpe_standby_parked(const struct mpe_primary *p);
 /* Worker @id died and is recovered: a parked standby takes its place. 1 done, 0 none
  * parked (the caller respawns as before). */
 int mpe_standby_take(struct mpe_primary *p, unsigned int id);

@@ -338,6 +338,7 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	rte_tel_data_add_dict_u64(w, "restarts", slot->ctl.restarts);
 	rte_tel_data_add_dict_u64(w, "lost", slot->ctl.lost);
 	rte_tel_data_add_dict_u64(w, "in_doubt", slot->ctl.in_doubt);
+	rte_tel_data_add_dict_u64(w, "carried", slot->ctl.carried);
 	rte_tel_data_add_dict_string(w, "last_cause", cause);
 	rte_tel_data_add_dict_u64(w, "last_recover_ms", slot->ctl.last_recover_us / 1000);
 	/* standbys (docs/standby.md): deaths one took over from, and the last outage, from the
