@@ -65,11 +65,13 @@ refused "a worker the engine lacks" "worker 5: the engine has 2 workers" -p "$PR
 refused "more at once than there are workers" "--together 3: only 2 workers" -p "$PREFIX" -t 3
 
 "$CLIENT" "$PREFIX" /mpe/stats > "$TMP/stats0.json"
+"$CLIENT" "$PREFIX" /mpe/workers > "$TMP/workers0.json"
 rc=0
 "$CHAOS" -p "$PREFIX" -n 12 -s KILL,SEGV,ABRT,TERM -i 100 --seed 1 --json \
 	> "$TMP/chaos.json" 2> "$TMP/chaos.err" || rc=$?
 check "12 deaths one at a time: exit 0 ($rc)" [ "$rc" = 0 ]
 "$CLIENT" "$PREFIX" /mpe/stats > "$TMP/stats1.json"
+"$CLIENT" "$PREFIX" /mpe/workers > "$TMP/workers1.json"
 check "one record per death, each seen and taken over by a standby, detection and outage measured" \
 	jtest "$TMP/chaos.json" 'len(v["deaths"]) == 12 and v["summary"]["takeovers"] == 12 and
 	all(r["detection_us"] is not None and r["detection_us"] > 0 and
@@ -82,6 +84,11 @@ check "the losses it reports are what the engine counted meanwhile" \
 	jtest "$TMP/chaos.json" 'all(v["summary"]["lost"].get(c, 0) <= s1["drops"][c] - s0["drops"][c]
 	    for c in ("worker_died", "quarantine", "ring_full")) and
 	sum(v["summary"]["lost"].values()) <= s1["dropped"] - s0["dropped"] + s1.get("in_doubt", 0)'
+JTEST_DEFS="import json; w0 = json.load(open('$TMP/workers0.json')); w1 = json.load(open('$TMP/workers1.json'))" \
+check "the packets it reports carried to the standbys are what the workers counted meanwhile" \
+	jtest "$TMP/chaos.json" 'v["summary"]["carried"] <= sum(w["carried"] for w in w1.values()) -
+	    sum(w["carried"] for w in w0.values()) and
+	    v["summary"]["carried"] == sum(r["carried"] for r in v["deaths"])'
 jget "$TMP/chaos.json" 'v["summary"]' | sed 's/^/# /'
 
 rc=0

@@ -124,7 +124,7 @@ check "/mpe/workers answers (status $rc)" [ "$rc" = 0 ]
 check "/mpe/workers: workers 0 and 1, each with every key and type" jtest "$t.w" \
 	'sorted(v) == ["0", "1"] and all(has(w, pid=int, lcore=int, state=str, heartbeat=int,
 	heartbeat_age_ms=int, rx=int, tx=int, polls=int, bursts=int, wait_cycles=int, drops=dict,
-	restarts=int, lost=int, in_doubt=int,
+	restarts=int, lost=int, in_doubt=int, carried=int,
 	last_cause=str,
 	last_recover_ms=int, down=int, dead=int, sandbox=str, sandbox_kills=int,
 	fault_deaths=int, quarantined=int, cycles_per_packet=int, stages=dict)

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# No packet lost to a kill (process build, docs/recovery.md#a-burst-carried-to-the-replacement):
+# with a standby parked, a worker killed from outside (SIGKILL) leaves the burst in its hands
+# to the standby that takes its place, which runs it again from the first stage (the primary
+# put back what the burst had counted) or sends on what its stages had finished. mpe-ringio
+# plays the NIC on net_ring with backpressure on, so that nothing may be dropped: while it
+# runs, workers are killed one at a time. Checks: the output holds exactly the input's
+# packets, per-flow order kept; nothing dropped, nothing lost; every packet counted once in
+# the books the stages keep (worker and stage counters, flow lookups, rule hits), though
+# bursts were carried; every kill taken over.
+# Usage: life_carry.sh SHAPE KILLS   (SHAPE: distributor, pipeline or rss)
+. "$(dirname "$0")/lib.sh"
+
+SHAPE=${1:-distributor}
+KILLS=${2:-12}
+PACKETS=${MPE_TEST_PACKETS:-120000}
+cfg=$TMP/engine.ini
+queues=1
+case $SHAPE in
+pipeline)
+	workers='[worker 0]
+lcore = 2
+stages = parse,flow
+
+[worker 1]
+lcore = 3
+stages = acl,burn
+
+[worker 2]
+lcore = 4
+stages = fwd'
+	nw=3 flow_workers=0 ;;
+*)
+	workers='[worker 0]
+lcore = 2
+stages = parse,flow,acl,burn,fwd
+
+[worker 1]
+lcore = 3
+stages = parse,flow,acl,burn,fwd'
+	nw=2 flow_workers='0 1'
+	[ "$SHAPE" = rss ] && queues=2 ;;
+esac
+printf '%s\n' "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 6/0xff count 10" > "$TMP/count.rules"
+cat > "$cfg" <<EOF2
+[engine]
+shape = $SHAPE
+io_lcore = 1
+standby = 1
+backpressure = on
+restart_max = 1000
+restart_window_ms = 1000
+stall_timeout_ms = 2000
+burn_cycles = 400000
+quarantine_after = 0
+rules = $TMP/count.rules
+
+[port 0]
+device = net_ring0
+peer = 1
+
+[port 1]
+device = net_ring1
+rx = off
+
+$workers
+EOF2
+"$PCAPGEN" -o "$TMP/in.pcap" -n "$PACKETS" -f 200 --bidir --seed 11 > /dev/null
+log=$TMP/primary.log
+start_primary "$log" --lcores "$LCORES" --vdev net_ring0 --vdev net_ring1 -- -c "$cfg"
+check "engine runs, $SHAPE, a standby parked ($MODEL build)" wait_for "$log" "running:" 60
+
+parked() { grep -c "standby [0-9]*: attached on lcore [0-9]* and parked" "$log" || true; }
+ringio --queues "$queues" --timeout 10000 --collect "$TMP/out.pcap" &
+rpid=$!
+killed=0
+for ((k = 1; k <= KILLS; k++)); do
+	for ((i = 0; i < 400; i++)); do [ "$(parked)" -ge "$k" ] && break; sleep 0.025; done
+	sleep "0.$((RANDOM % 10))"
+	kill -0 "$rpid" 2> /dev/null || break # the traffic is over
+	kill -KILL "$(worker_pid $((RANDOM % nw)))"
+	killed=$k
+done
+rcio=0
+wait "$rpid" || rcio=$?
+check "mpe-ringio got back as many packets as it sent" [ "$rcio" = 0 ]
+check "the same packets came out, per-flow order kept" "$PCAPCMP" -q "$TMP/in.pcap" "$TMP/out.pcap"
+check "workers were killed under traffic ($killed)" [ "$killed" -ge $((KILLS / 2)) ]
+wait_for_count "takes its place" "$killed" 20 || true
+for f in stats workers acl; do "$CLIENT" "$PREFIX" "/mpe/$f" > "$TMP/$f.json"; done
+for w in $flow_workers; do "$CLIENT" "$PREFIX" "/mpe/flows,$w" > "$TMP/flows$w.json"; done
+JTEST_DEFS="N = $PACKETS" check "in = out = $PACKETS, nothing dropped" \
+	jtest "$TMP/stats.json" 'v["in"] == N and v["out"] == N and v["dropped"] == 0'
+carried=$(jget "$TMP/workers.json" "sum(w['carried'] for w in v.values())")
+lost=$(jget "$TMP/workers.json" "sum(w['lost'] for w in v.values())")
+doubt=$(jget "$TMP/workers.json" "sum(w['in_doubt'] for w in v.values())")
+check "bursts were carried to the standbys, none lost ($carried carried, $lost lost, $doubt in doubt)" \
+	cond '[ "$carried" -gt 0 ] && [ "$lost" = 0 ] && [ "$doubt" = 0 ]'
+# each packet went through one worker (distributor, rss) or every worker (pipeline) once
+per=$PACKETS
+[ "$SHAPE" = pipeline ] && per=$((PACKETS * nw))
+JTEST_DEFS="N = $per" check "the workers' rx counted each packet once" \
+	jtest "$TMP/workers.json" 'sum(w["rx"] for w in v.values()) == N'
+JTEST_DEFS="N = $PACKETS" check "every stage counted each packet once" \
+	jtest "$TMP/workers.json" 'all(sum(w["stages"][n]["packets"] for w in v.values() if n in w["stages"]) == N
+	    for n in {n for w in v.values() for n in w["stages"]})'
+JTEST_DEFS="N = $PACKETS" check "rule hits: each packet once" \
+	jtest "$TMP/acl.json" 'v["default_hits"] + sum(r["hits"] for r in v["rules"].values()) == N'
+lookups=0
+for w in $flow_workers; do lookups=$((lookups + $(jget "$TMP/flows$w.json" 'v["lookups"]'))); done
+check "flow lookups: each packet once ($lookups)" [ "$lookups" = "$PACKETS" ]
+rc=0
+stop_primary 30 || rc=$?
+check "the engine exits 0" [ "$rc" = 0 ]
+takeovers=$(grep -c "takes its place (takeover" "$log" || true)
+check "every kill was taken over by a standby ($takeovers of $killed)" [ "$takeovers" = "$killed" ]
+check_books
+check "every mbuf is back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
+assert_clean
+finish
