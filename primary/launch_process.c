@@ -468,6 +468,10 @@ worker_of(const struct mpe_primary *p, pid_t pid)
 	return -1;
 }
 
+/* How long producers with backpressure wait for a worker whose place a standby is taking
+ * (ctl.handed): a takeover takes well under a millisecond, its recovery a few */
+#define HANDED_WAIT_MS 200
+
 static uint64_t
 ms_to_tsc(uint64_t ms)
 {
@@ -585,14 +589,21 @@ takeover(struct mpe_primary *p, unsigned int id, uint64_t now)
 	return 1;
 }
 
+/* A death the worker caused: a fault signal, or its sandbox's SIGSYS (a worker taken over
+ * through its parser, perhaps). What it wrote is not trusted and its burst not carried. */
+static int
+own_fault(int sig)
+{
+	return mpe_quarantine_fault(sig) || sig == SIGSYS;
+}
+
 /* Before a dead worker is taken offline for RCU: a death that was not its own fault puts back
  * what the burst in its stages counted (its undo log), so that the burst is counted once,
- * by whoever finishes it. A fault signal's victim may have written anything: its log is not
- * trusted. */
+ * by whoever finishes it, or only as lost. */
 static void
 undo_burst(struct mpe_primary *p, unsigned int id, int sig)
 {
-	if (p->shm->conf.carry && !mpe_quarantine_fault(sig) && mpe_recover_undo(p, id) < 0)
+	if (p->shm->conf.carry && !own_fault(sig) && mpe_recover_undo(p, id) < 0)
 		MPE_LOG(WARNING, engine, "worker %u: the burst in its stages stays counted as far "
 			"as it went", id);
 }
@@ -627,8 +638,9 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	/* with a standby to take its place, producers with backpressure wait for it through
 	 * the recovery (milliseconds) rather than drop what is bound for it */
 	expected = standby_expected(p, id, now);
+	slot->ctl.handed = (uint32_t)expected; /* seen no later than down */
+	rte_wmb();
 	slot->ctl.down = 1;
-	slot->ctl.handed = (uint32_t)expected;
 	rte_wmb();
 	undo_burst(p, id, sig);
 	mpe_inspect_worker_gone(p, id);
@@ -640,8 +652,7 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	evidence_pending(p, id, 1);
 	drop = death_evidence(p, id, sig, &rec, &sealed);
 	/* the burst in its hands goes to the standby, unless the worker caused its death */
-	carry = expected && conf->carry && drop == MPE_DROP_WORKER_DIED &&
-		!mpe_quarantine_fault(sig);
+	carry = expected && conf->carry && drop == MPE_DROP_WORKER_DIED && !own_fault(sig);
 	lost = recover(p, id, drop, carry);
 	/* its cache is flushed: its lcore id may serve a later process */
 	mpe_launch_lcore_free(p, slot->ctl.lcore);
@@ -796,6 +807,10 @@ record_end(struct mpe_primary *p, unsigned int id, int status)
 		if (slot->status.state == MPE_WORKER_STARTING)
 			snprintf(cause, size, "pid %d did not start: the engine is stopping",
 				 (int)p->pids[id]);
+		/* a standby handed a burst it had not begun: nobody else will finish it */
+		if (mpe_recover_carried_drop(p, id, MPE_DROP_SHUTDOWN) > 0)
+			MPE_LOG(NOTICE, engine, "worker %u: the burst left to it dropped "
+				"(shutdown)", id);
 		MPE_LOG(INFO, engine, "worker %u: %s", id, cause);
 		p->pids[id] = 0;
 		rte_strscpy(slot->status.error, cause, sizeof(slot->status.error));
@@ -888,12 +903,21 @@ mpe_launch_tick(struct mpe_primary *p)
 			MPE_LOG(NOTICE, engine, "worker %u: moving packets again %" PRIu64 " us "
 				"after its death was seen", i, slot->ctl.last_outage_us);
 		}
+		/* a standby that takes more than this to take a place is not waited for */
+		if (slot->ctl.handed && slot->ctl.down &&
+		    now - p->life[i].died_tsc > ms_to_tsc(HANDED_WAIT_MS)) {
+			slot->ctl.handed = 0;
+			MPE_LOG(WARNING, engine, "worker %u: its standby is not running %u ms after "
+				"the takeover: what does not fit its ring is dropped meanwhile", i,
+				HANDED_WAIT_MS);
+		}
 		if (slot->ctl.down && !slot->ctl.dead &&
 		    (st == MPE_WORKER_READY || st == MPE_WORKER_RUNNING)) {
 			slot->ctl.last_recover_us = (now - p->life[i].died_tsc) * 1000000 /
 						    rte_get_timer_hz();
+			/* handed stays: it is read only after down, and a reader that saw down
+			 * still set must not find it cleared */
 			slot->ctl.down = 0;
-			slot->ctl.handed = 0;
 			MPE_LOG(NOTICE, engine, "worker %u: back after %.1f ms (pid %d)", i,
 				slot->ctl.last_recover_us / 1000.0, slot->status.pid);
 		}

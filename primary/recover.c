@@ -213,6 +213,15 @@ recover_ports(struct mpe_primary *p, unsigned int id, const struct put_left *put
 	}
 }
 
+/* A death in ENQ: the @sent packets already in the output ring are counted tx, whether or
+ * not the worker got to count them (tx0: its tx counter before the enqueue). */
+static void
+enq_count(struct mpe_primary *p, unsigned int id, const struct mpe_worker_hand *h,
+	  uint32_t sent)
+{
+	MPE_SHM_WORKER_CNT(p->shm, id)->tx = h->tx0 + sent;
+}
+
 /* The hand keeps work[from..n) for the replacement to send on, moved to the front. */
 static uint32_t
 carry_send(struct mpe_worker_hand *h, uint32_t from)
@@ -242,6 +251,13 @@ carry_hand(struct mpe_primary *p, unsigned int id, const struct put_left *put,
 
 	if (n > MPE_MAX_BURST)
 		return 0;
+	/* a carried burst gets one rerun: one that hangs or kills its worker again is not
+	 * carried once more */
+	if (h->rerun) {
+		MPE_LOG(WARNING, engine, "worker %u: died finishing the burst its predecessor "
+			"held: that burst is not carried again", id);
+		return 0;
+	}
 	/* kept is the last burst's until the stages are done with this one */
 	if (kept > n && h->phase != MPE_HAND_DEQ && h->phase != MPE_HAND_PROC &&
 	    !dev_received(h) && !(h->phase == MPE_HAND_CARRY && h->carry == MPE_CARRY_RUN))
@@ -269,6 +285,9 @@ carry_hand(struct mpe_primary *p, unsigned int id, const struct put_left *put,
 			return 0;
 		rollback_prod(out);
 		sent = out->prod.tail - h->prod_mark;
+		if (sent > kept)
+			return 0;
+		enq_count(p, id, h, sent);
 		return sent < kept ? carry_send(h, sent) : 0;
 	case MPE_HAND_FREE:
 		finish_free(p, id, put, h, &h->free_from);
@@ -341,6 +360,7 @@ mpe_recover_carried_drop(struct mpe_primary *p, unsigned int id, enum mpe_drop w
 	lost = carried_free(&none, h);
 	h->phase = MPE_HAND_IDLE;
 	h->n = 0;
+	h->rerun = 0;
 	slot->ctl.lost += lost;
 	p->shm->sup.drops[why] += lost;
 	return lost;
@@ -570,6 +590,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, in
 				"mbufs are left alone", id, sent, h->kept);
 			break;
 		}
+		enq_count(p, id, h, sent);
 		/* work[kept..n): dropped by the stages, counted, not yet freed */
 		free_range(&put, h->work, sent, h->n);
 		lost = h->kept - sent;
@@ -595,6 +616,7 @@ done:
 		h->phase = MPE_HAND_IDLE;
 		h->n = 0;
 	}
+	h->rerun = 0;
 	/* nothing of the pool is under way in this hand any more, whatever was found in it */
 	h->put.state = MPE_PUT_NONE;
 	h->put.head_set = 0;

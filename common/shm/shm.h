@@ -109,6 +109,9 @@ struct mpe_worker_hand {
 	uint32_t cache_len0; /* DEV: its mempool cache's length when the call began */
 	uint32_t stage;	     /* the stage (its place in the worker's list) running; nb_stages: none */
 	uint32_t carry;	     /* CARRY: enum mpe_carry */
+	/* 1 while a burst carried from a killed predecessor is being finished: it is not
+	 * carried again (a burst that hangs or kills its worker gets one rerun, no more) */
+	uint32_t rerun;
 	/* a worker polling ports: the port (index into conf.ports[]) of the receive call under
 	 * way or of the burst in hand; MPE_PORT_NONE for a burst from a ring */
 	uint32_t rx_port;
@@ -116,6 +119,9 @@ struct mpe_worker_hand {
 	 * before the call. The worker counts what a call returned before anything else of its
 	 * hand says so: a counter past this mark is a call that returned, and how much. */
 	uint64_t dev_cnt0;
+	/* ENQ: the tx counter before the enqueue (what it then counts is put right after a death
+	 * wherever the enqueue stopped) */
+	uint64_t tx0;
 	/* A free under way (free_armed): work[*from..free_end) are being returned through `put`
 	 * (from: free_from in FREE, done in TX), to be counted under drops[free_why] (none when
 	 * MPE_DROP_MAX), which then reads free_count. */

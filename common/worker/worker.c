@@ -545,6 +545,7 @@ enqueue_on(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	uint16_t sent = 0;
 
 	h->prod_mark = w->out->prod.tail;
+	h->tx0 = cnt->tx;
 	hand_phase(h, MPE_HAND_ENQ);
 	if (!next_dead(w))
 		sent = (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work, kept,
@@ -554,9 +555,10 @@ enqueue_on(struct mpe_worker *w, uint16_t n, uint16_t kept)
 		sent += (uint16_t)rte_ring_sp_enqueue_burst(w->out, (void **)h->work + sent,
 							     kept - sent, NULL);
 	}
+	/* counted in ENQ: a death before FREE has the count set to tx0 + what is in the ring */
+	cnt->tx += sent;
 	h->free_from = sent;
 	hand_phase(h, MPE_HAND_FREE);
-	cnt->tx += sent;
 	hand_free(w, &h->free_from, kept, next_dead(w) ? MPE_DROP_WORKER_DOWN : MPE_DROP_RING_FULL);
 	hand_free(w, &h->free_from, n, MPE_DROP_MAX); /* counted by run_stages */
 }
@@ -861,6 +863,9 @@ carry_run(struct mpe_worker *w)
 	uint16_t blocked = 0;
 	uint32_t bytes = 0;
 
+	/* a death from here to the end is not carried again (the primary clears it) */
+	h->rerun = 1;
+	rte_compiler_barrier();
 	if (h->carry == MPE_CARRY_SEND) {
 		kept = (uint16_t)RTE_MIN(h->kept, (uint32_t)n);
 		if (w->out == NULL) {
@@ -870,6 +875,8 @@ carry_run(struct mpe_worker *w)
 		} else {
 			enqueue_on(w, n, kept);
 		}
+		rte_compiler_barrier();
+		h->rerun = 0;
 		MPE_LOG(INFO, worker, "worker %u: %u packets its predecessor held sent on", w->id,
 			kept);
 		return;
@@ -900,6 +907,8 @@ carry_run(struct mpe_worker *w)
 		transmit_burst(w, n, kept, out_port, blocked);
 	else
 		enqueue_burst(w, n, kept, blocked);
+	rte_compiler_barrier();
+	h->rerun = 0;
 	MPE_LOG(INFO, worker, "worker %u: the %u packets its predecessor held run again", w->id,
 		n);
 }
