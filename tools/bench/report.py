@@ -202,6 +202,7 @@ def pool_pair(model):
 # off, in the process build (the thread build has no sandbox), in alternating windows: the
 # rate with the sandbox over that without, rows under the configuration
 SANDBOX_PAIR = "process: sandbox on/off"
+CARRY_PAIR = "process: carry on/off"
 
 
 # one configuration with the flight recorder on (its default) against itself with recorder =
@@ -649,6 +650,7 @@ def markdown(s, cases, refs, meta):
     L += ref_side_text(s, cases, meta.get("ref_side", []), meta.get("alt_rows", []), meta)
     L += pool_text(cases, meta.get("pool_side", []), meta.get("alt_rows", []), meta)
     L += sandbox_text(cases, meta.get("sandbox_side", []), meta.get("alt_rows", []), meta)
+    L += carry_text(cases, meta.get("carry_side", []), meta.get("alt_rows", []), meta)
     L += recorder_text(cases, meta.get("recorder_side", []), meta.get("alt_rows", []), meta,
                        s)
     fs = [c for c in cases if c.get("fs")]
@@ -1038,6 +1040,37 @@ def sandbox_text(cases, names, alt_rows, meta):
               "the median over the starts, and in brackets each start's median window ratio. "
               "The packet path makes no system call, so the filter never runs on it." % (
                   _starts_text(meta)), ""]
+    return L
+
+
+def carry_text(cases, names, alt_rows, meta):
+    """Carry on against off, side by side: for each configuration of @names that ran against
+    itself with carry = off (@alt_rows, pair CARRY_PAIR), the process build's rate with the
+    undo log over its rate without, and the TSC cycles a packet that makes."""
+    ran = {c["name"]: c for c in cases if not c.get("na")}
+    side = {(r["case"], r["pair"]) for r in alt_rows}
+    L = []
+    for cn in names:
+        if cn not in ran or (cn, CARRY_PAIR) not in side:
+            continue
+        if not L:
+            L += ["## Carry on against off, side by side", "",
+                  "| configuration | traffic | process, carry on/off | process, cycles/pkt "
+                  "on − off |", "|---|---|---|---|"]
+        L.append("| %s | %s | %s | %s |" % (
+            ran[cn]["label"], ran[cn].get("traffic", "–"),
+            _side_cell(alt_summary(alt_rows, cn, CARRY_PAIR)),
+            _cycles_cell(cycles_summary(alt_rows, cn, CARRY_PAIR))))
+    if L:
+        L += ["", "The configuration with `carry = on` (its default: a worker killed from "
+              "outside leaves its burst to the standby that takes its place, and while a burst "
+              "is in the stages every counter it moves is logged first, to be put back; "
+              "docs/recovery.md) and the same with `carry = off`, started together in the "
+              "process build and run in alternating windows as the two builds are (section "
+              "\"Process against thread in alternating windows\", %s): the rate with the log "
+              "over the rate without, the median over the starts, and in brackets each "
+              "start's median window ratio; cycles/pkt as in the recorder's section. The "
+              "thread build logs nothing." % (_starts_text(meta)), ""]
     return L
 
 
