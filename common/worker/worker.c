@@ -625,6 +625,25 @@ block_quarantined(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	return nb;
 }
 
+/* The burst work[0..n) in PROC, taken from @in_port (MPE_PORT_NONE: a ring): the packets of
+ * blocked flows go behind the others, out of the stages' reach; the stages run; the burst is
+ * recorded, then handed on (transmitted, or put into the output ring). */
+static __rte_always_inline void
+stages_and_on(struct mpe_worker *w, uint16_t n, uint16_t in_port)
+{
+	struct mpe_worker_hand *h = &w->slot->hand;
+	uint16_t kept, out_port, blocked = 0;
+
+	if (unlikely(w->shm->quar.blocked != 0))
+		blocked = block_quarantined(w, h->work, n);
+	kept = run_stages(w, h->work, n - blocked, in_port, &out_port);
+	rec_write(w, h->pkts, n);
+	if (w->out == NULL)
+		transmit_burst(w, n, kept, out_port, blocked);
+	else
+		enqueue_burst(w, n, kept, blocked);
+}
+
 /* Ring shape: one burst from the input ring to the output ring, with the hand in shared
  * memory kept exact at every step (see enum mpe_hand_phase). */
 static inline uint16_t
@@ -632,7 +651,7 @@ burst_rings(struct mpe_worker *w)
 {
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
-	uint16_t n, kept, i, out_port, blocked = 0;
+	uint16_t n, i;
 	uint32_t bytes = 0;
 	unsigned int avail;
 
@@ -651,15 +670,8 @@ burst_rings(struct mpe_worker *w)
 	mpe_undo_add(w->undo, &cnt->rx, n);
 	mpe_undo_add(w->undo, &cnt->rx_bytes, bytes);
 	mpe_undo_add(w->undo, &cnt->bursts, 1);
-	/* packets of a flow blocked while they were queued for this worker */
-	if (unlikely(w->shm->quar.blocked != 0))
-		blocked = block_quarantined(w, h->work, n);
-	kept = run_stages(w, h->work, n - blocked, MPE_PORT_NONE, &out_port);
-	rec_write(w, h->pkts, n);
-	if (w->out == NULL)
-		transmit_burst(w, n, kept, out_port, blocked);
-	else
-		enqueue_burst(w, n, kept, blocked);
+	/* packets of flows blocked while they were queued for this worker are held back there */
+	stages_and_on(w, n, MPE_PORT_NONE);
 	h->cons_mark += n; /* the input's cons.tail now, without a look at its line */
 	hand_phase_release(h, MPE_HAND_DEQ);
 	return n;
@@ -776,7 +788,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	struct mpe_worker_hand *h = &w->slot->hand;
 	struct mpe_counters *cnt = w->cnt;
 	const int off = w->shm->meta_offset;
-	uint16_t n = 0, kept, i, port = 0, out_port, blocked = 0;
+	uint16_t n = 0, i, port = 0;
 	uint32_t bytes = 0;
 	unsigned int k;
 
@@ -827,15 +839,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 	}
 	mpe_undo_add(w->undo, &cnt->rx_bytes, bytes);
 	mpe_undo_add(w->undo, &cnt->bursts, 1);
-	/* the packets of blocked flows go behind the others, out of the stages' reach */
-	if (unlikely(w->shm->quar.blocked != 0))
-		blocked = block_quarantined(w, h->work, n);
-	kept = run_stages(w, h->work, n - blocked, port, &out_port);
-	rec_write(w, h->pkts, n);
-	if (w->out == NULL)
-		transmit_burst(w, n, kept, out_port, blocked);
-	else
-		enqueue_burst(w, n, kept, blocked);
+	stages_and_on(w, n, port);
 	return n;
 }
 
@@ -859,8 +863,7 @@ carry_run(struct mpe_worker *w)
 	struct mpe_counters *cnt = w->cnt;
 	const int off = w->shm->meta_offset;
 	const uint16_t port = w->ports_in ? (uint16_t)h->rx_port : MPE_PORT_NONE;
-	uint16_t n = (uint16_t)RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST), kept, i, out_port;
-	uint16_t blocked = 0;
+	uint16_t n = (uint16_t)RTE_MIN(h->n, (uint32_t)MPE_MAX_BURST), kept, i;
 	uint32_t bytes = 0;
 
 	/* a death from here to the end is not carried again (the primary clears it) */
@@ -899,14 +902,7 @@ carry_run(struct mpe_worker *w)
 		mpe_undo_add(w->undo, &cnt->rx, n);
 	mpe_undo_add(w->undo, &cnt->rx_bytes, bytes);
 	mpe_undo_add(w->undo, &cnt->bursts, 1);
-	if (unlikely(w->shm->quar.blocked != 0))
-		blocked = block_quarantined(w, h->work, n);
-	kept = run_stages(w, h->work, n - blocked, port, &out_port);
-	rec_write(w, h->pkts, n);
-	if (w->out == NULL)
-		transmit_burst(w, n, kept, out_port, blocked);
-	else
-		enqueue_burst(w, n, kept, blocked);
+	stages_and_on(w, n, port);
 	rte_compiler_barrier();
 	h->rerun = 0;
 	MPE_LOG(INFO, worker, "worker %u: the %u packets its predecessor held run again", w->id,
