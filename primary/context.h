@@ -44,6 +44,9 @@ struct mpe_primary {
 		uint64_t beat;		/* heartbeat last seen */
 		uint64_t beat_tsc;	/* when it last changed */
 		uint64_t died_tsc;	/* when the death was noticed (0: alive) */
+		/* when the death watcher saw it (0: not seen by it): the death's time, when the
+		 * supervision loop takes it a little later */
+		uint64_t seen_tsc, seen_ns;
 		uint64_t respawn_tsc;	/* when to respawn */
 		uint64_t window_tsc;	/* start of the restart window */
 		uint32_t window_restarts;

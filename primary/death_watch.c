@@ -12,6 +12,8 @@
  * blocked in pthread_mutex_lock() would. The main lcore takes the deaths it reports
  * (mpe_death_watch_take), and still reaps every process by its pidfd. */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -21,8 +23,10 @@
 #include <sys/syscall.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "clock.h"
 #include "context.h"
 #include "death_watch.h"
 #include "log.h"
@@ -40,6 +44,9 @@ static struct {
 	int running;
 	/* pid whose polling thread died, per worker; 0: none (watcher writes, main lcore takes) */
 	int32_t dead[MPE_MAX_WORKERS];
+	/* when the watcher saw that death (TSC, CLOCK_MONOTONIC ns), written before dead[] */
+	uint64_t seen_tsc[MPE_MAX_WORKERS];
+	uint64_t seen_ns[MPE_MAX_WORKERS];
 	pid_t armed[MPE_MAX_WORKERS]; /* the instance each word was last seen held by */
 } dw = {.efd = -1};
 
@@ -56,6 +63,8 @@ report(unsigned int i, pid_t pid)
 	uint64_t one = 1;
 
 	dw.armed[i] = 0;
+	dw.seen_tsc[i] = rte_get_timer_cycles();
+	dw.seen_ns[i] = mpe_clock_ns(CLOCK_MONOTONIC);
 	__atomic_store_n(&dw.dead[i], pid, __ATOMIC_RELEASE);
 	if (write(dw.efd, &one, sizeof(one)) < 0)
 		return; /* the pidfd will tell */
@@ -101,6 +110,17 @@ watcher(void *arg)
 	unsigned int i, n;
 
 	RTE_SET_USED(arg);
+	/* Woken by a death, it must not wait behind the polling lcores that share its CPU for
+	 * a scheduler's slice: real-time, at the lowest priority. It sleeps but for a rescan
+	 * every 10 ms. Without the right to (CAP_SYS_NICE), it stays as it was. */
+	{
+		struct sched_param sp = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
+		int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+
+		if (rc != 0)
+			MPE_LOG(INFO, engine, "mpe-deaths: not real-time (%s): a death is seen when "
+				"the scheduler runs it", strerror(rc));
+	}
 	while (!dw.stop) {
 		for (i = 0, n = 0; i < dw.shm->conf.nb_workers; i++) {
 			uint32_t v = arm(i);
@@ -146,9 +166,13 @@ mpe_death_watch_start(struct mpe_primary *p)
 }
 
 pid_t
-mpe_death_watch_take(unsigned int id)
+mpe_death_watch_take(unsigned int id, uint64_t *seen_tsc, uint64_t *seen_ns)
 {
-	return __atomic_exchange_n(&dw.dead[id], 0, __ATOMIC_ACQUIRE);
+	pid_t pid = __atomic_exchange_n(&dw.dead[id], 0, __ATOMIC_ACQUIRE);
+
+	*seen_tsc = pid > 0 ? dw.seen_tsc[id] : 0;
+	*seen_ns = pid > 0 ? dw.seen_ns[id] : 0;
+	return pid;
 }
 
 void

@@ -644,9 +644,15 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	rte_wmb();
 	undo_burst(p, id, sig);
 	mpe_inspect_worker_gone(p, id);
-	p->life[id].died_tsc = now;
-	slot->ctl.died_tsc = now;
-	slot->ctl.died_ns = mpe_clock_ns(CLOCK_MONOTONIC);
+	/* the death's time: when the death watcher saw it, if it did */
+	if (p->life[id].seen_tsc != 0 && p->life[id].seen_tsc <= now) {
+		p->life[id].died_tsc = p->life[id].seen_tsc;
+		slot->ctl.died_ns = p->life[id].seen_ns;
+	} else {
+		p->life[id].died_tsc = now;
+		slot->ctl.died_ns = mpe_clock_ns(CLOCK_MONOTONIC);
+	}
+	slot->ctl.died_tsc = p->life[id].died_tsc;
 	slot->ctl.last_outage_us = 0;
 	p->life[id].outage_open = 1;
 	evidence_pending(p, id, 1);
@@ -1059,9 +1065,14 @@ mpe_launch_reap(struct mpe_primary *p)
 	int status, n = 0, id;
 
 	for (i = 0; i < p->shm->conf.nb_workers; i++) {
-		pid = mpe_death_watch_take(i);
+		uint64_t seen_tsc, seen_ns;
+
+		pid = mpe_death_watch_take(i, &seen_tsc, &seen_ns);
 		if (pid > 0 && pid == p->pids[i]) {
+			p->life[i].seen_tsc = seen_tsc;
+			p->life[i].seen_ns = seen_ns;
 			early_end(p, i, pid);
+			p->life[i].seen_tsc = 0;
 			n++;
 		}
 	}
