@@ -985,93 +985,79 @@ def ref_side_text(s, cases, pairs, alt_rows, meta):
     return L
 
 
+def _side_section(cases, names, alt_rows, pairs, title, columns, cells, footer):
+    """A section of configurations each run against itself with one thing changed: a row for
+    each of @names that ran and has rows of one of @pairs in @alt_rows, its label, its traffic
+    and cells(name); headed "## @title" and @columns (after configuration and traffic), then
+    @footer. [] when none has."""
+    ran = {c["name"]: c for c in cases if not c.get("na")}
+    side = {(r["case"], r["pair"]) for r in alt_rows}
+    rows = ["| %s | %s | %s |" % (ran[cn]["label"], ran[cn].get("traffic", "–"),
+                                  " | ".join(cells(cn)))
+            for cn in names if cn in ran and any((cn, p) in side for p in pairs)]
+    if not rows:
+        return []
+    return (["## " + title, "", "| configuration | traffic | %s |" % " | ".join(columns),
+             "|---" * (len(columns) + 2) + "|"] + rows + ["", footer, ""])
+
+
 def pool_text(cases, names, alt_rows, meta):
     """Pool size, side by side: for each configuration of @names that ran against itself on
     the default pool (@alt_rows, pairs pool_pair()), each build's rate with its mbufs over
     the rate with the default pool."""
     ran = {c["name"]: c for c in cases if not c.get("na")}
-    side = {(r["case"], r["pair"]) for r in alt_rows}
     models = ("process", "thread")
-    L = []
-    for cn in names:
-        if cn not in ran or not any((cn, pool_pair(m)) in side for m in models):
-            continue
-        if not L:
-            L += ["## Pool size, side by side", "",
-                  "| configuration | traffic | mbufs | process, mbufs given/default "
-                  "| thread, mbufs given/default |", "|---|---|---|---|---|"]
-        L.append("| %s | %s | %s | %s |" % (
-            ran[cn]["label"], ran[cn].get("traffic", "–"),
-            ran[cn].get("engine_keys", {}).get("mbufs", "–"),
-            " | ".join(_side_cell(alt_summary(alt_rows, cn, pool_pair(m))) for m in models)))
-    if L:
-        L += ["", "The configuration with the mbufs it gives and the same configuration with "
-              "mbufs left out (the engine's default pool: %d mbufs, or more where its rings, "
-              "queues, caches and a replayed capture need them) started together "
-              "in one build and run in alternating windows as the two builds are (section "
-              "\"Process against thread in alternating windows\", %s): "
-              "the rate with mbufs given over the rate with the default pool, the median over "
-              "the starts, and in brackets each start's median window ratio." % (
-                  DEFAULT_MBUFS, _starts_text(meta)), ""]
-    return L
+    return _side_section(
+        cases, names, alt_rows, [pool_pair(m) for m in models], "Pool size, side by side",
+        ["mbufs", "process, mbufs given/default", "thread, mbufs given/default"],
+        lambda cn: [ran[cn].get("engine_keys", {}).get("mbufs", "–")] +
+        [_side_cell(alt_summary(alt_rows, cn, pool_pair(m))) for m in models],
+        "The configuration with the mbufs it gives and the same configuration with "
+        "mbufs left out (the engine's default pool: %d mbufs, or more where its rings, "
+        "queues, caches and a replayed capture need them) started together "
+        "in one build and run in alternating windows as the two builds are (section "
+        "\"Process against thread in alternating windows\", %s): "
+        "the rate with mbufs given over the rate with the default pool, the median over "
+        "the starts, and in brackets each start's median window ratio." % (
+            DEFAULT_MBUFS, _starts_text(meta)))
 
 
 def sandbox_text(cases, names, alt_rows, meta):
     """Sandbox on against off, side by side: for each configuration of @names that ran against
     itself with sandbox = off (@alt_rows, pair SANDBOX_PAIR), the process build's rate with
     the workers' sandbox over its rate without."""
-    ran = {c["name"]: c for c in cases if not c.get("na")}
-    side = {(r["case"], r["pair"]) for r in alt_rows}
-    L = []
-    for cn in names:
-        if cn not in ran or (cn, SANDBOX_PAIR) not in side:
-            continue
-        if not L:
-            L += ["## Sandbox on against off, side by side", "",
-                  "| configuration | traffic | process, sandbox on/off |", "|---|---|---|"]
-        L.append("| %s | %s | %s |" % (ran[cn]["label"], ran[cn].get("traffic", "–"),
-                                       _side_cell(alt_summary(alt_rows, cn, SANDBOX_PAIR))))
-    if L:
-        L += ["", "The configuration with the workers' sandbox on (its default: no "
-              "capabilities, Landlock, a seccomp allowlist; docs/sandbox.md) and the same "
-              "with `sandbox = off`, started together in the process build and run in "
-              "alternating windows as the two builds are (section \"Process against thread in "
-              "alternating windows\", %s): the rate with the sandbox over the rate without, "
-              "the median over the starts, and in brackets each start's median window ratio. "
-              "The packet path makes no system call, so the filter never runs on it." % (
-                  _starts_text(meta)), ""]
-    return L
+    return _side_section(
+        cases, names, alt_rows, [SANDBOX_PAIR], "Sandbox on against off, side by side",
+        ["process, sandbox on/off"],
+        lambda cn: [_side_cell(alt_summary(alt_rows, cn, SANDBOX_PAIR))],
+        "The configuration with the workers' sandbox on (its default: no "
+        "capabilities, Landlock, a seccomp allowlist; docs/sandbox.md) and the same "
+        "with `sandbox = off`, started together in the process build and run in "
+        "alternating windows as the two builds are (section \"Process against thread in "
+        "alternating windows\", %s): the rate with the sandbox over the rate without, "
+        "the median over the starts, and in brackets each start's median window ratio. "
+        "The packet path makes no system call, so the filter never runs on it." % (
+            _starts_text(meta)))
 
 
 def carry_text(cases, names, alt_rows, meta):
     """Carry on against off, side by side: for each configuration of @names that ran against
     itself with carry = off (@alt_rows, pair CARRY_PAIR), the process build's rate with the
     undo log over its rate without, and the TSC cycles a packet that makes."""
-    ran = {c["name"]: c for c in cases if not c.get("na")}
-    side = {(r["case"], r["pair"]) for r in alt_rows}
-    L = []
-    for cn in names:
-        if cn not in ran or (cn, CARRY_PAIR) not in side:
-            continue
-        if not L:
-            L += ["## Carry on against off, side by side", "",
-                  "| configuration | traffic | process, carry on/off | process, cycles/pkt "
-                  "on − off |", "|---|---|---|---|"]
-        L.append("| %s | %s | %s | %s |" % (
-            ran[cn]["label"], ran[cn].get("traffic", "–"),
-            _side_cell(alt_summary(alt_rows, cn, CARRY_PAIR)),
-            _cycles_cell(cycles_summary(alt_rows, cn, CARRY_PAIR))))
-    if L:
-        L += ["", "The configuration with `carry = on` (its default: a worker killed from "
-              "outside leaves its burst to the standby that takes its place, and while a burst "
-              "is in the stages every counter it moves is logged first, to be put back; "
-              "docs/recovery.md) and the same with `carry = off`, started together in the "
-              "process build and run in alternating windows as the two builds are (section "
-              "\"Process against thread in alternating windows\", %s): the rate with the log "
-              "over the rate without, the median over the starts, and in brackets each "
-              "start's median window ratio; cycles/pkt as in the recorder's section. The "
-              "thread build logs nothing." % (_starts_text(meta)), ""]
-    return L
+    return _side_section(
+        cases, names, alt_rows, [CARRY_PAIR], "Carry on against off, side by side",
+        ["process, carry on/off", "process, cycles/pkt on − off"],
+        lambda cn: [_side_cell(alt_summary(alt_rows, cn, CARRY_PAIR)),
+                    _cycles_cell(cycles_summary(alt_rows, cn, CARRY_PAIR))],
+        "The configuration with `carry = on` (its default: a worker killed from "
+        "outside leaves its burst to its replacement, and while a burst is in the "
+        "stages every counter it moves is logged first, to be put back; "
+        "docs/recovery.md) and the same with `carry = off`, started together in the "
+        "process build and run in alternating windows as the two builds are (section "
+        "\"Process against thread in alternating windows\", %s): the rate with the log "
+        "over the rate without, the median over the starts, and in brackets each "
+        "start's median window ratio; cycles/pkt as in the recorder's section. The "
+        "thread build logs nothing." % (_starts_text(meta)))
 
 
 def cycles_summary(rows, case, pair):
@@ -1126,46 +1112,36 @@ def recorder_text(cases, names, alt_rows, meta, s=None):
     against itself with recorder = off (@alt_rows, pairs recorder_pair()), each build's rate
     with the flight recorder over its rate without, the TSC cycles a packet that makes; and
     from the rounds (@s, a Summary), the cycles its writes take as each worker counts them."""
-    ran = {c["name"]: c for c in cases if not c.get("na")}
-    side = {(r["case"], r["pair"]) for r in alt_rows}
     models = ("process", "thread")
-    L = []
-    for cn in names:
-        if cn not in ran or not any((cn, recorder_pair(m)) in side for m in models):
-            continue
-        if not L:
-            L += ["## Recorder on against off, side by side", "",
-                  "| configuration | traffic | process, recorder on/off | thread, recorder "
-                  "on/off | process, cycles/pkt on − off | thread, cycles/pkt on − off | "
-                  "process, cycles/pkt in the worker | thread, cycles/pkt in the worker |",
-                  "|---|---|---|---|---|---|---|---|"]
-        cells = [_side_cell(alt_summary(alt_rows, cn, recorder_pair(m))) for m in models]
-        cells += [_cycles_cell(cycles_summary(alt_rows, cn, recorder_pair(m))) for m in models]
-        cells += [_rec_worker_cell(s, cn, m) for m in models]
-        L.append("| %s | %s | %s |" % (ran[cn]["label"], ran[cn].get("traffic", "–"),
-                                       " | ".join(cells)))
-    if L:
-        L += ["", "The configuration with the flight recorder on (its default: each worker "
-              "copies the first `recorder_snap` bytes of every packet it takes, 128 as the "
-              "configurations leave it out, into a ring in shared memory) and the same with "
-              "`recorder = off`, started together in one build and run in alternating windows "
-              "as the two builds are (section \"Process against thread in alternating "
-              "windows\", %s), in each build. On/off: the rate with the recorder over the rate "
-              "without, the median over the starts, and in brackets each start's median window "
-              "ratio. Cycles/pkt: in each pair of neighbouring windows, tsc_hz / rate with the "
-              "recorder less tsc_hz / rate without, tsc_hz the TSC's rate the engine gives in "
-              "`/mpe/info` (column `tsc_hz` of alternate.csv): the TSC cycles of the run's "
-              "time that each packet at the sink takes more with the recorder; the median over "
-              "the starts of each start's median over its windows, and in brackets each "
-              "start's. It is derived from the two rates, not counted in the worker: where "
-              "another lcore than the worker limits the rate, what the recorder costs the "
-              "worker need not show in it. In the worker: the TSC cycles of its writes per "
-              "packet, timed in the worker as its stages are (counter `recorder` of "
-              "`/mpe/workers`, on one burst in cycles_sample), the median over the rounds "
-              "(the recorder on, as the configurations leave it), one figure per worker: "
-              "what the recorder itself takes, without what it may make other work pay in "
-              "the cache." % (_starts_text(meta)), ""]
-    return L
+    return _side_section(
+        cases, names, alt_rows, [recorder_pair(m) for m in models],
+        "Recorder on against off, side by side",
+        ["process, recorder on/off", "thread, recorder on/off",
+         "process, cycles/pkt on − off", "thread, cycles/pkt on − off",
+         "process, cycles/pkt in the worker", "thread, cycles/pkt in the worker"],
+        lambda cn: [_side_cell(alt_summary(alt_rows, cn, recorder_pair(m))) for m in models] +
+        [_cycles_cell(cycles_summary(alt_rows, cn, recorder_pair(m))) for m in models] +
+        [_rec_worker_cell(s, cn, m) for m in models],
+        "The configuration with the flight recorder on (its default: each worker "
+        "copies the first `recorder_snap` bytes of every packet it takes, 128 as the "
+        "configurations leave it out, into a ring in shared memory) and the same with "
+        "`recorder = off`, started together in one build and run in alternating windows "
+        "as the two builds are (section \"Process against thread in alternating "
+        "windows\", %s), in each build. On/off: the rate with the recorder over the rate "
+        "without, the median over the starts, and in brackets each start's median window "
+        "ratio. Cycles/pkt: in each pair of neighbouring windows, tsc_hz / rate with the "
+        "recorder less tsc_hz / rate without, tsc_hz the TSC's rate the engine gives in "
+        "`/mpe/info` (column `tsc_hz` of alternate.csv): the TSC cycles of the run's "
+        "time that each packet at the sink takes more with the recorder; the median over "
+        "the starts of each start's median over its windows, and in brackets each "
+        "start's. It is derived from the two rates, not counted in the worker: where "
+        "another lcore than the worker limits the rate, what the recorder costs the "
+        "worker need not show in it. In the worker: the TSC cycles of its writes per "
+        "packet, timed in the worker as its stages are (counter `recorder` of "
+        "`/mpe/workers`, on one burst in cycles_sample), the median over the rounds "
+        "(the recorder on, as the configurations leave it), one figure per worker: "
+        "what the recorder itself takes, without what it may make other work pay in "
+        "the cache." % (_starts_text(meta)))
 
 
 def scaling_text(s, cases, pairs, alt_rows=(), meta=None):
