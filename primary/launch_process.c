@@ -483,16 +483,18 @@ static void
 leave_down(struct mpe_primary *p, unsigned int id, const char *why)
 {
 	struct mpe_worker_slot *slot = &p->shm->workers[id];
-	unsigned int n;
+	unsigned int n, carried;
 
 	slot->ctl.dead = 1;
 	slot->ctl.handed = 0;
 	slot->status.state = MPE_WORKER_FAILED;
 	rte_wmb();
 	n = mpe_recover_drain_input(p, id);
+	/* a burst left to the replacement that will not come */
+	carried = mpe_recover_carried_drop(p, id, MPE_DROP_WORKER_DIED);
 	MPE_LOG(ERR, engine, "worker %u: %s: it stays down; its traffic is dropped and counted "
-		"(worker_down), the other workers go on (%u packets were queued for it)", id, why,
-		n);
+		"(worker_down), the other workers go on (%u packets were queued for it, %u left "
+		"in its hands lost)", id, why, n, carried);
 }
 
 /* Recover worker @id; when the pool's ring is left half done for good, the pool cannot be
@@ -657,8 +659,9 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	p->life[id].outage_open = 1;
 	evidence_pending(p, id, 1);
 	drop = death_evidence(p, id, sig, &rec, &sealed);
-	/* the burst in its hands goes to the standby, unless the worker caused its death */
-	carry = expected && conf->carry && drop == MPE_DROP_WORKER_DIED && !own_fault(sig);
+	/* the burst in its hands goes to its replacement, the standby or the process respawned
+	 * in its place, unless the worker caused its death */
+	carry = conf->restart && conf->carry && drop == MPE_DROP_WORKER_DIED && !own_fault(sig);
 	lost = recover(p, id, drop, carry);
 	/* its cache is flushed: its lcore id may serve a later process */
 	mpe_launch_lcore_free(p, slot->ctl.lcore);
@@ -670,10 +673,9 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 		p->life[id].evidence_sealed = sealed;
 		return;
 	}
-	/* no standby after all: nobody to wait for, and what was left for it is reclaimed */
+	/* no standby after all: nobody to wait for; a burst left to the replacement waits for
+	 * the process respawned, or is dropped when it stays down (leave_down) */
 	slot->ctl.handed = 0;
-	if (lost >= 0)
-		lost += (int)mpe_recover_carried_drop(p, id, drop);
 	MPE_LOG(ERR, engine, "worker %u: %s; %d mbufs reclaimed from its hands", id,
 		slot->ctl.last_cause, lost < 0 ? 0 : lost);
 	evidence_file(p, id, rec, sealed);
@@ -1057,6 +1059,16 @@ children(const struct mpe_primary *p, pid_t *pids, unsigned int max)
 	return n;
 }
 
+/* Worker @i waits for its respawn, or (--no-spawn) for an instance started by hand. */
+static int
+not_started(const struct mpe_primary *p, unsigned int i)
+{
+	const struct mpe_worker_slot *slot = &p->shm->workers[i];
+
+	return slot->status.state == MPE_WORKER_RESTARTING ||
+	       (p->no_spawn && slot->status.state == MPE_WORKER_STARTING && slot->status.pid == 0);
+}
+
 int
 mpe_launch_reap(struct mpe_primary *p)
 {
@@ -1076,6 +1088,14 @@ mpe_launch_reap(struct mpe_primary *p)
 			n++;
 		}
 	}
+	/* a worker still to be respawned when the engine drains or stops never is: a burst left
+	 * to it is dropped, not waited for */
+	if (p->shm->run_state != MPE_RUN_ACTIVE)
+		for (i = 0; i < p->shm->conf.nb_workers; i++)
+			if (p->pids[i] == 0 && not_started(p, i) &&
+			    mpe_recover_carried_drop(p, i, MPE_DROP_SHUTDOWN) > 0)
+				MPE_LOG(NOTICE, engine, "worker %u: the burst left to it dropped, "
+					"not respawned (shutdown)", i);
 	/* each child's end is taken here, once: it then leaves every list children() reads */
 	nb = children(p, pids, RTE_DIM(pids));
 	for (i = 0; i < nb; i++) {

@@ -97,9 +97,9 @@ static const struct key_def keys[] = {
 	    "worker processes kept attached and parked, each ready to take a dead worker's place "
 	    "in under a millisecond (process build)"),
 	ENG("carry", T_BOOL, 0, 1, 1, carry,
-	    "the burst a worker killed from outside held goes to the standby that takes its "
-	    "place, which finishes it; its stages log what they count, to put back (process "
-	    "build)"),
+	    "the burst a worker killed from outside held goes to its replacement (its standby, "
+	    "or the process respawned for it), which finishes it; its stages log what they "
+	    "count, to put back (process build)"),
 	ENG("stall_timeout_ms", T_UINT, 0, 600000, MPE_DEF_STALL_TIMEOUT_MS, stall_timeout_ms,
 	    "kill a worker whose heartbeat stopped this long (0: never)"),
 	ENG("stats_period_ms", T_UINT, 0, 3600000, 0, stats_period_ms,

@@ -114,7 +114,7 @@ struct mpe_conf {
 	uint32_t rx_workers;	    /* 1: a pipeline's first worker polls the ports (rx = workers) */
 	uint32_t sandbox;	    /* 1: each worker process locks itself down (docs/sandbox.md) */
 	uint32_t recorder;	    /* 1: each worker keeps its last packets (docs/recorder.md) */
-	uint32_t carry; /* 1: a killed worker's burst goes to its standby (docs/recovery.md) */
+	uint32_t carry; /* 1: a killed worker's burst goes to its replacement (docs/recovery.md) */
 	uint32_t recorder_packets;  /* records per worker, a power of two */
 	uint32_t recorder_snap;	    /* bytes kept of each packet */
 	uint32_t quarantine_after;  /* fault deaths a flow's packets were in hand at before it is

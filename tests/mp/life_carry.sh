@@ -12,8 +12,11 @@
 # With SIGNALS other than KILL (SIGSEGV, SIGABRT: deaths the worker caused), only what those
 # deaths held is lost, counted quarantine (or worker_died, outside the stages), and every
 # SIGKILL still loses nothing.
-# Usage: life_carry.sh SHAPE KILLS [SIGNALS]   (SHAPE: distributor, pipeline or rss;
-# SIGNALS: comma-separated, default KILL)
+# With STANDBY 0, no standby: each killed worker is respawned, and the process started in its
+# place finishes the burst (rss only: a dead worker's queues wait for it, where the I/O
+# lcore would drop what is bound for a worker that is down).
+# Usage: life_carry.sh SHAPE KILLS [SIGNALS [STANDBY]]   (SHAPE: distributor, pipeline or rss;
+# SIGNALS: comma-separated, default KILL; STANDBY: 1 or 0, default 1)
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=${1:-distributor}
@@ -21,6 +24,7 @@ KILLS=${2:-12}
 IFS=, read -r -a SIGS <<< "${3:-KILL}"
 mixed=0
 [ "${3:-KILL}" != KILL ] && mixed=1
+STANDBY=${4:-1}
 PACKETS=${MPE_TEST_PACKETS:-120000}
 cfg=$TMP/engine.ini
 queues=1
@@ -54,7 +58,7 @@ cat > "$cfg" <<EOF2
 [engine]
 shape = $SHAPE
 io_lcore = 1
-standby = 1
+standby = $STANDBY
 backpressure = on
 restart_max = 1000
 restart_window_ms = 1000
@@ -76,15 +80,22 @@ EOF2
 "$PCAPGEN" -o "$TMP/in.pcap" -n "$PACKETS" -f 200 --bidir --seed 11 > /dev/null
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_ring0 --vdev net_ring1 -- -c "$cfg"
-check "engine runs, $SHAPE, a standby parked ($MODEL build)" wait_for "$log" "running:" 60
+check "engine runs, $SHAPE, standby = $STANDBY ($MODEL build)" wait_for "$log" "running:" 60
 
-parked() { grep -c "standby [0-9]*: attached on lcore [0-9]* and parked" "$log" || true; }
+# the replacements ready: K standbys parked, or K - 1 respawned workers back
+ready() {
+	if [ "$STANDBY" = 1 ]; then
+		[ "$(grep -c "standby [0-9]*: attached on lcore [0-9]* and parked" "$log")" -ge "$1" ]
+	else
+		[ "$(grep -c "back after" "$log")" -ge $(($1 - 1)) ]
+	fi
+}
 # mixed: the packets of the faults never come back, and mpe-ringio waits for them this long
 ringio --queues "$queues" --timeout $((mixed ? 3000 : 10000)) --collect "$TMP/out.pcap" &
 rpid=$!
 killed=0
 for ((k = 1; k <= KILLS; k++)); do
-	for ((i = 0; i < 400; i++)); do [ "$(parked)" -ge "$k" ] && break; sleep 0.025; done
+	for ((i = 0; i < 400; i++)); do ready "$k" && break; sleep 0.025; done
 	sleep "0.$((RANDOM % 10))"
 	kill -0 "$rpid" 2> /dev/null || break # the traffic is over
 	kill -"${SIGS[$((RANDOM % ${#SIGS[@]}))]}" "$(worker_pid $((RANDOM % nw)))"
@@ -93,7 +104,11 @@ done
 rcio=0
 wait "$rpid" || rcio=$?
 check "workers were killed under traffic ($killed)" [ "$killed" -ge $((KILLS / 2)) ]
-wait_for_count "takes its place" "$killed" 20 || true
+if [ "$STANDBY" = 1 ]; then
+	wait_for_count "takes its place" "$killed" 20 || true
+else
+	wait_for_count "back after" "$killed" 20 || true
+fi
 for f in stats workers acl; do "$CLIENT" "$PREFIX" "/mpe/$f" > "$TMP/$f.json"; done
 for w in $flow_workers; do "$CLIENT" "$PREFIX" "/mpe/flows,$w" > "$TMP/flows$w.json"; done
 carried=$(jget "$TMP/workers.json" "sum(w['carried'] for w in v.values())")
@@ -126,7 +141,7 @@ check "mpe-ringio got back as many packets as it sent" [ "$rcio" = 0 ]
 check "the same packets came out, per-flow order kept" "$PCAPCMP" -q "$TMP/in.pcap" "$TMP/out.pcap"
 JTEST_DEFS="N = $PACKETS" check "in = out = $PACKETS, nothing dropped" \
 	jtest "$TMP/stats.json" 'v["in"] == N and v["out"] == N and v["dropped"] == 0'
-check "bursts were carried to the standbys, none lost ($carried carried, $lost lost, $doubt in doubt)" \
+check "bursts were carried to the replacements, none lost ($carried carried, $lost lost, $doubt in doubt)" \
 	cond '[ "$carried" -gt 0 ] && [ "$lost" = 0 ] && [ "$doubt" = 0 ]'
 # each packet went through one worker (distributor, rss) or every worker (pipeline) once
 per=$PACKETS
@@ -145,8 +160,13 @@ check "flow lookups: each packet once ($lookups)" [ "$lookups" = "$PACKETS" ]
 rc=0
 stop_primary 30 || rc=$?
 check "the engine exits 0" [ "$rc" = 0 ]
-takeovers=$(grep -c "takes its place (takeover" "$log" || true)
-check "every kill was taken over by a standby ($takeovers of $killed)" [ "$takeovers" = "$killed" ]
+if [ "$STANDBY" = 1 ]; then
+	takeovers=$(grep -c "takes its place (takeover" "$log" || true)
+	check "every kill was taken over by a standby ($takeovers of $killed)" [ "$takeovers" = "$killed" ]
+else
+	back=$(grep -c "back after" "$log" || true)
+	check "every killed worker was respawned ($back of $killed)" [ "$back" = "$killed" ]
+fi
 check_books
 check "every mbuf is back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
 assert_clean
