@@ -53,11 +53,8 @@ check "SIGINT during the back-off: the primary exits 0 (status $rc) in ${ms} ms"
 check "the burst left to it is dropped, not waited for (shutdown)" \
 	grep -q "worker 0: the burst left to it dropped, not respawned (shutdown)" "$log"
 check "the drain finished" cond '! grep -q "drain: not finished" "$log"'
-in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
-unacc=$(total unaccounted "$log")
-shutdown=$(sed -n 's/^total:.* shutdown \([0-9]*\).*/\1/p' "$log")
-check "every packet accounted ($in in, $out out, $dropped dropped, $unacc unaccounted)" \
-	cond '[ "${in:-0}" -gt 0 ] && [ $((out + dropped)) = "$in" ] && [ "$unacc" = 0 ]'
+check_books
+shutdown=$(total shutdown "$log")
 check "the burst is among the shutdown drops (${shutdown:-0} >= ${left:-?})" \
 	cond '[ -n "$left" ] && [ "${shutdown:-0}" -ge "$left" ]'
 check "every mbuf is back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
