@@ -610,6 +610,19 @@ undo_burst(struct mpe_primary *p, unsigned int id, int sig)
 			"as it went", id);
 }
 
+/* The signal a worker process that is not the primary's child ended by, as far as its slot
+ * says: the one its handler wrote, SIGSYS where its sandbox wrote a system call, else 0
+ * (SIGKILL, which no handler sees, or an exit). */
+static int
+end_signal(const struct mpe_worker_slot *slot)
+{
+	int sig = slot->status.end_signal;
+
+	if (sig > 0 && sig < NSIG)
+		return sig;
+	return slot->status.blocked_syscall >= 0 ? SIGSYS : 0;
+}
+
 /* Whether a standby will take worker @id's place at once: restart on, within restart_max,
  * one parked. */
 static int
@@ -621,6 +634,17 @@ standby_expected(struct mpe_primary *p, unsigned int id, uint64_t now)
 		return 0;
 	restart_window(p, id, now);
 	return p->life[id].window_restarts < conf->restart_max;
+}
+
+/* Whether worker @id will be respawned after its death now: restart on, within
+ * restart_max. */
+static int
+respawn_expected(struct mpe_primary *p, unsigned int id, uint64_t now)
+{
+	if (!p->shm->conf.restart)
+		return 0;
+	restart_window(p, id, now);
+	return p->life[id].window_restarts < p->shm->conf.restart_max;
 }
 
 /* A worker process ended while the engine runs: recover what it held, then respawn it after
@@ -660,8 +684,9 @@ worker_died(struct mpe_primary *p, unsigned int id, int sig)
 	evidence_pending(p, id, 1);
 	drop = death_evidence(p, id, sig, &rec, &sealed);
 	/* the burst in its hands goes to its replacement, the standby or the process respawned
-	 * in its place, unless the worker caused its death */
-	carry = conf->restart && conf->carry && drop == MPE_DROP_WORKER_DIED && !own_fault(sig);
+	 * in its place (within restart_max), unless the worker caused its death */
+	carry = conf->carry && drop == MPE_DROP_WORKER_DIED && !own_fault(sig) &&
+		(expected || respawn_expected(p, id, now));
 	lost = recover(p, id, drop, carry);
 	/* its cache is flushed: its lcore id may serve a later process */
 	mpe_launch_lcore_free(p, slot->ctl.lcore);
@@ -866,14 +891,22 @@ check_hand_started(struct mpe_primary *p, unsigned int id)
 	if ((st == MPE_WORKER_EXITED || st == MPE_WORKER_FAILED) && said[0] != '\0')
 		snprintf(slot->ctl.last_cause, sizeof(slot->ctl.last_cause), "pid %d %s",
 			 slot->status.pid, said);
+	else if (end_signal(slot) > 0)
+		snprintf(slot->ctl.last_cause, sizeof(slot->ctl.last_cause), "pid %d ended by "
+			 "signal %d (%s)", slot->status.pid, end_signal(slot),
+			 strsignal(end_signal(slot)));
 	else
 		snprintf(slot->ctl.last_cause, sizeof(slot->ctl.last_cause), "pid %d is gone",
 			 slot->status.pid);
 	rte_strscpy(slot->status.error, slot->ctl.last_cause, sizeof(slot->status.error));
-	if (p->shm->run_state == MPE_RUN_ACTIVE)
-		worker_died(p, id, 0); /* not our child: its signal is unknown */
-	else
-		slot->status.state = MPE_WORKER_FAILED;
+	if (p->shm->run_state == MPE_RUN_ACTIVE && !asked_to_stop(p, id)) {
+		worker_died(p, id, end_signal(slot));
+		return;
+	}
+	slot->status.state = MPE_WORKER_FAILED;
+	/* a burst left to it that it did not finish: nobody else will */
+	if (mpe_recover_carried_drop(p, id, MPE_DROP_SHUTDOWN) > 0)
+		MPE_LOG(NOTICE, engine, "worker %u: the burst left to it dropped (shutdown)", id);
 }
 
 void
@@ -1088,14 +1121,19 @@ mpe_launch_reap(struct mpe_primary *p)
 			n++;
 		}
 	}
-	/* a worker still to be respawned when the engine drains or stops never is: a burst left
-	 * to it is dropped, not waited for */
-	if (p->shm->run_state != MPE_RUN_ACTIVE)
-		for (i = 0; i < p->shm->conf.nb_workers; i++)
-			if (p->pids[i] == 0 && not_started(p, i) &&
-			    mpe_recover_carried_drop(p, i, MPE_DROP_SHUTDOWN) > 0)
-				MPE_LOG(NOTICE, engine, "worker %u: the burst left to it dropped, "
-					"not respawned (shutdown)", i);
+	/* a worker still to be respawned when it is told to stop (the drain, or the stop of a
+	 * shape that does not drain) never is: a burst left to it is dropped, not waited for;
+	 * and an instance started by hand that ended is looked at now, as no tick does */
+	for (i = 0; i < p->shm->conf.nb_workers; i++) {
+		if (!asked_to_stop(p, i))
+			continue;
+		if (p->no_spawn)
+			check_hand_started(p, i);
+		if (p->pids[i] == 0 && not_started(p, i) &&
+		    mpe_recover_carried_drop(p, i, MPE_DROP_SHUTDOWN) > 0)
+			MPE_LOG(NOTICE, engine, "worker %u: the burst left to it dropped, not "
+				"respawned (shutdown)", i);
+	}
 	/* each child's end is taken here, once: it then leaves every list children() reads */
 	nb = children(p, pids, RTE_DIM(pids));
 	for (i = 0; i < nb; i++) {
