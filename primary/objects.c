@@ -31,27 +31,31 @@
 #include "shm_ops.h"
 #include "stage.h"
 
-/* The shape's rings, as [producer, consumer]: a worker's id or MPE_END_IO. */
+/* The shape's rings, as [producer, consumer]: a worker's id or an I/O lcore's end
+ * (MPE_END_IO_K). One producer and one consumer each: with several I/O lcores, a ring per
+ * (I/O lcore, worker) pair in each direction it carries packets. */
 static unsigned int
 ring_ends(const struct mpe_conf *conf, int ends[][2])
 {
-	unsigned int i, n = 0;
+	unsigned int i, k, n = 0, last = conf->nb_workers - 1U;
 
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
-		for (i = 0; i <= conf->nb_workers; i++) {
-			if (i == conf->nb_workers && mpe_config_worker_transmits(conf, i - 1))
-				break; /* the last worker transmits itself */
-			if (i == 0 && mpe_config_worker_receives(conf, 0))
-				continue; /* the first worker receives itself */
-			ends[n][0] = i == 0 ? MPE_END_IO : (int)i - 1;
-			ends[n][1] = i == conf->nb_workers ? MPE_END_IO : (int)i;
-			n++;
-		}
+		for (k = 0; k < conf->nb_io; k++)
+			if (mpe_config_io_rx(conf, k))
+				ends[n][0] = MPE_END_IO_K(k), ends[n][1] = 0, n++;
+		for (i = 1; i < conf->nb_workers; i++)
+			ends[n][0] = (int)i - 1, ends[n][1] = (int)i, n++;
+		for (k = 0; k < conf->nb_io && !mpe_config_worker_transmits(conf, last); k++)
+			if (conf->io[k].tx)
+				ends[n][0] = (int)last, ends[n][1] = MPE_END_IO_K(k), n++;
 	} else if (conf->shape == MPE_SHAPE_DISTRIBUTOR) {
 		for (i = 0; i < conf->nb_workers; i++) {
-			ends[n][0] = MPE_END_IO, ends[n][1] = (int)i, n++;
-			if (!mpe_config_worker_transmits(conf, i))
-				ends[n][0] = (int)i, ends[n][1] = MPE_END_IO, n++;
+			for (k = 0; k < conf->nb_io; k++)
+				if (mpe_config_io_rx(conf, k))
+					ends[n][0] = MPE_END_IO_K(k), ends[n][1] = (int)i, n++;
+			for (k = 0; k < conf->nb_io && !mpe_config_worker_transmits(conf, i); k++)
+				if (conf->io[k].tx)
+					ends[n][0] = (int)i, ends[n][1] = MPE_END_IO_K(k), n++;
 		}
 	}
 	return n;

@@ -26,25 +26,50 @@
 /* The worker's input and output rings (none in the rss shape; no input ring when the worker
  * polls the ports itself, no output ring when it transmits itself). */
 static int
-worker_rings(const struct mpe_conf *conf, unsigned int id, struct rte_ring **in,
-	     struct rte_ring **out)
+worker_rings(const struct mpe_conf *conf, unsigned int id, unsigned int in_ring,
+	     unsigned int out_ring, struct rte_ring **in, struct rte_ring **out)
 {
 	char name[RTE_RING_NAMESIZE];
-	int from, to;
+	int from[MPE_MAX_IO], to[MPE_MAX_IO];
+	unsigned int nb_in, nb_out;
+	uint8_t out_of[MPE_MAX_IO];
 
 	if (conf->shape == MPE_SHAPE_RSS)
 		return -ENOTSUP;
-	from = conf->shape == MPE_SHAPE_PIPELINE && id > 0 ? (int)id - 1 : MPE_END_IO;
-	to = conf->shape == MPE_SHAPE_PIPELINE && id + 1 < conf->nb_workers ? (int)id + 1 :
-									     MPE_END_IO;
-	mpe_names_ring(name, sizeof(name), from, (int)id);
-	*in = mpe_config_worker_receives(conf, id) ? NULL : rte_ring_lookup(name);
-	mpe_names_ring(name, sizeof(name), (int)id, to);
-	*out = mpe_config_worker_transmits(conf, id) ? NULL : rte_ring_lookup(name);
-	if ((*in == NULL && !mpe_config_worker_receives(conf, id)) ||
-	    (*out == NULL && !mpe_config_worker_transmits(conf, id)))
+	mpe_names_worker_rings(conf, id, from, &nb_in, to, &nb_out, out_of);
+	/* a hand that names a ring the worker does not have is not trusted */
+	if ((nb_in > 0 && in_ring >= nb_in) || (nb_out > 0 && out_ring >= nb_out))
+		return -EINVAL;
+	*in = *out = NULL;
+	if (nb_in > 0) {
+		mpe_names_ring(name, sizeof(name), from[in_ring], (int)id);
+		*in = rte_ring_lookup(name);
+	}
+	if (nb_out > 0) {
+		mpe_names_ring(name, sizeof(name), (int)id, to[out_ring]);
+		*out = rte_ring_lookup(name);
+	}
+	if ((*in == NULL && nb_in > 0) || (*out == NULL && nb_out > 0))
 		return -ENOENT;
 	return 0;
+}
+
+/* Every input ring of worker @id, into @in (MPE_MAX_IO); how many. */
+static unsigned int
+worker_inputs(const struct mpe_conf *conf, unsigned int id, struct rte_ring **in)
+{
+	char name[RTE_RING_NAMESIZE];
+	int from[MPE_MAX_IO], to[MPE_MAX_IO];
+	unsigned int nb_in, nb_out, i, n = 0;
+	uint8_t out_of[MPE_MAX_IO];
+
+	mpe_names_worker_rings(conf, id, from, &nb_in, to, &nb_out, out_of);
+	for (i = 0; i < nb_in; i++) {
+		mpe_names_ring(name, sizeof(name), from[i], (int)id);
+		in[n] = rte_ring_lookup(name);
+		n += in[n] != NULL;
+	}
+	return n;
 }
 
 /* A consumer that died between moving head and tail: its dequeue never happened. */
@@ -269,7 +294,7 @@ carry_hand(struct mpe_primary *p, unsigned int id, const struct put_left *put,
 		if (in == NULL)
 			return 0;
 		rollback_cons(in);
-		taken = in->cons.tail - h->cons_mark;
+		taken = in->cons.tail - h->cons_mark[h->in_ring];
 		if (taken == 0 || taken > MPE_MAX_BURST)
 			return 0;
 		h->n = taken;
@@ -542,7 +567,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, in
 		MPE_LOG(INFO, engine, "worker %u: died returning mbufs to the pool (%s): %u "
 			"enqueued to the ring on its behalf, %u put back", id,
 			mpe_pool_put_state_name(fin.state), fin.completed, fin.put_back);
-	rc = worker_rings(&p->shm->conf, id, &in, &out);
+	rc = worker_rings(&p->shm->conf, id, h->in_ring, h->out_ring, &in, &out);
 	if (rc < 0)
 		in = out = NULL;
 	if (carry) {
@@ -562,7 +587,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, in
 		if (in == NULL)
 			break; /* a worker polling the ports never dequeues */
 		rollback_cons(in);
-		taken = in->cons.tail - h->cons_mark;
+		taken = in->cons.tail - h->cons_mark[h->in_ring];
 		if (taken > MPE_MAX_BURST) {
 			MPE_LOG(ERR, engine, "worker %u: hand inconsistent (%u taken): its mbufs "
 				"are left alone", id, taken);
@@ -643,16 +668,19 @@ done:
 unsigned int
 mpe_recover_drain_input(struct mpe_primary *p, unsigned int id)
 {
-	struct rte_ring *in, *out;
+	struct rte_ring *in[MPE_MAX_IO];
 	struct rte_mbuf *pkts[64];
-	unsigned int n, total = 0;
+	unsigned int n, i, nb, total = 0;
 
-	if (worker_rings(&p->shm->conf, id, &in, &out) < 0 || in == NULL)
+	if (p->shm->conf.shape == MPE_SHAPE_RSS)
 		return 0;
-	while ((n = rte_ring_sc_dequeue_burst(in, (void **)pkts, RTE_DIM(pkts), NULL)) > 0) {
-		rte_pktmbuf_free_bulk(pkts, n);
-		total += n;
-	}
+	nb = worker_inputs(&p->shm->conf, id, in);
+	for (i = 0; i < nb; i++)
+		while ((n = rte_ring_sc_dequeue_burst(in[i], (void **)pkts, RTE_DIM(pkts),
+						      NULL)) > 0) {
+			rte_pktmbuf_free_bulk(pkts, n);
+			total += n;
+		}
 	p->shm->sup.drops[MPE_DROP_WORKER_DOWN] += total;
 	return total;
 }

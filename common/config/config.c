@@ -27,7 +27,7 @@
 /* a configuration is a few kilobytes; it is read twice (the text pass, then rte_cfgfile) */
 #define CONFIG_FILE_MAX (1u << 20)
 
-enum sect { SECT_ENGINE, SECT_PORT, SECT_WORKER };
+enum sect { SECT_ENGINE, SECT_PORT, SECT_WORKER, SECT_IO };
 
 enum ktype {
 	T_UINT,
@@ -41,6 +41,7 @@ enum ktype {
 	T_DROPPASS,
 	T_ALLOWDROP,
 	T_TXMODE,
+	T_IORX,
 };
 
 /* One row per key: where it lives, its type, bounds and default (Redis' static_configs). */
@@ -63,6 +64,9 @@ struct key_def {
 #define WRK(k, t, mn, mx, d, f, r, h)                                                       \
 	{ SECT_WORKER, k, t, mn, mx, d, offsetof(struct mpe_worker_conf, f),                \
 	  sizeof(((struct mpe_worker_conf *)0)->f), r, h }
+#define IOL(k, t, mn, mx, d, f, r, h)                                                       \
+	{ SECT_IO, k, t, mn, mx, d, offsetof(struct mpe_io_conf, f),                        \
+	  sizeof(((struct mpe_io_conf *)0)->f), r, h }
 
 static const struct key_def keys[] = {
 	ENG("shape", T_SHAPE, 0, 2, MPE_SHAPE_PIPELINE, shape, "pipeline, distributor or rss"),
@@ -153,6 +157,14 @@ static const struct key_def keys[] = {
 	WRK("queue", T_UINT, 0, MPE_MAX_QUEUES - 1, MPE_QUEUE_AUTO, queue, 0,
 	    "queue of every port the worker owns: rss: the RX queue it polls and the TX queue it "
 	    "sends on; tx = workers: the TX queue"),
+	IOL("lcore", T_UINT, 1, RTE_MAX_LCORE - 1, 0, lcore, 1,
+	    "lcore id of an I/O lcore (with [io N] sections, in place of engine io_lcore)"),
+	IOL("rx", T_IORX, 0, 0, 0, rxq, 0,
+	    "what it receives from: PORT (every RX queue of it) or PORT:QUEUE, comma-separated; "
+	    "no [io N] gives rx: the RX queues dealt out in turn"),
+	IOL("tx", T_BOOL, 0, 1, 1, tx, 0,
+	    "it transmits what came in through it, on a TX queue of its own of every port "
+	    "(off: receive only; another I/O lcore transmits)"),
 };
 
 static const char *const shape_names[] = {"pipeline", "distributor", "rss"};
@@ -333,6 +345,56 @@ parse_stages(struct parser *p, int line, const char *value, struct mpe_worker_co
 	return bad ? -EINVAL : 0;
 }
 
+/* "0, 1:2" -> every RX queue of port 0 (rx_all; the queues are known once every section is
+ * read), queue 2 of port 1. Ports and queues are checked against the ports later. */
+static void
+parse_io_rx(struct parser *p, int line, const char *value, struct mpe_io_conf *io)
+{
+	const char *s = value;
+
+	io->rx_given = 1;
+	while (*s != '\0') {
+		char item[32], *colon;
+		size_t len = strcspn(s, ",");
+		uint64_t port, q;
+
+		if (len >= sizeof(item)) {
+			report(p, line, "rx", "'%.*s' is not PORT or PORT:QUEUE", (int)len, s);
+			return;
+		}
+		memcpy(item, s, len);
+		item[len] = '\0';
+		colon = strchr(item, ':');
+		if (colon != NULL)
+			*colon = '\0';
+		if (mpe_parse_uint(trim(item), 0, MPE_MAX_PORTS - 1, &port) < 0 ||
+		    (colon != NULL && mpe_parse_uint(trim(colon + 1), 0, MPE_MAX_QUEUES - 1, &q) < 0)) {
+			if (colon != NULL)
+				*colon = ':';
+			report(p, line, "rx", "'%s' is not PORT or PORT:QUEUE (ports 0..%d, queues "
+			       "0..%d)", trim(item), MPE_MAX_PORTS - 1, MPE_MAX_QUEUES - 1);
+			return;
+		}
+		if (colon == NULL ? (io->rx_all >> port) & 1 : (io->rxq[port] >> q) & 1) {
+			report(p, line, "rx", "'%s' is named twice in the list '%s'", trim(item),
+			       value);
+			return;
+		}
+		if (colon == NULL)
+			io->rx_all |= (uint16_t)(1u << port);
+		else
+			io->rxq[port] |= (uint16_t)(1u << q);
+		s += len;
+		if (*s == ',' && *++s == '\0') {
+			report(p, line, "rx", "an empty item in the list '%s'", value);
+			return;
+		}
+	}
+	if (s == value)
+		report(p, line, "rx", "empty list (leave rx out for an I/O lcore that only "
+		       "transmits)");
+}
+
 static void
 parse_value(struct parser *p, const struct key_def *k, void *base, const char *sect,
 	    const char *value)
@@ -409,6 +471,9 @@ parse_value(struct parser *p, const struct key_def *k, void *base, const char *s
 	case T_STAGES:
 		parse_stages(p, line, value, base);
 		return;
+	case T_IORX:
+		parse_io_rx(p, line, value, base);
+		return;
 	}
 }
 
@@ -419,7 +484,7 @@ apply_defaults(enum sect sect, void *base)
 
 	for (i = 0; i < RTE_DIM(keys); i++)
 		if (keys[i].sect == sect && keys[i].type != T_STR && keys[i].type != T_MAC &&
-		    keys[i].type != T_STAGES)
+		    keys[i].type != T_STAGES && keys[i].type != T_IORX)
 			store(base, &keys[i], keys[i].def);
 	if (sect == SECT_WORKER) {
 		struct mpe_worker_conf *w = base;
@@ -452,7 +517,8 @@ classify(struct parser *p, const char *name, enum sect *sect, unsigned int *idx)
 		const char *word;
 		enum sect sect;
 		unsigned int max;
-	} kinds[] = {{"port", SECT_PORT, MPE_MAX_PORTS}, {"worker", SECT_WORKER, MPE_MAX_WORKERS}};
+	} kinds[] = {{"port", SECT_PORT, MPE_MAX_PORTS}, {"worker", SECT_WORKER, MPE_MAX_WORKERS},
+		     {"io", SECT_IO, MPE_MAX_IO}};
 	int line = loc_line(p, name, "");
 	char canon[CFG_NAME_LEN];
 	unsigned int i;
@@ -484,8 +550,8 @@ classify(struct parser *p, const char *name, enum sect *sect, unsigned int *idx)
 		*idx = (unsigned int)v;
 		return 0;
 	}
-	report(p, line, NULL, "[%s]: unknown section (known: [engine], [port N], [worker N])",
-	       name);
+	report(p, line, NULL, "[%s]: unknown section (known: [engine], [port N], [worker N], "
+	       "[io N])", name);
 	return -EINVAL;
 }
 
@@ -502,7 +568,7 @@ find_key(enum sect sect, const char *name)
 
 static void
 load_section(struct parser *p, struct rte_cfgfile *cfg, const char *name, struct mpe_conf *conf,
-	     uint8_t *seen_port, uint8_t *seen_worker)
+	     uint8_t *seen_port, uint8_t *seen_worker, uint8_t *seen_io)
 {
 	struct rte_cfgfile_entry *entries;
 	unsigned int idx, i;
@@ -520,6 +586,10 @@ load_section(struct parser *p, struct rte_cfgfile *cfg, const char *name, struct
 		base = &conf->workers[idx];
 		seen_worker[idx] = 1;
 		conf->workers[idx].line = loc_line(p, name, "");
+	} else if (sect == SECT_IO) {
+		base = &conf->io[idx];
+		seen_io[idx] = 1;
+		conf->io[idx].line = loc_line(p, name, "");
 	} else {
 		base = conf;
 	}
@@ -557,6 +627,7 @@ mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 	struct parser *p;
 	struct rte_cfgfile *cfg;
 	uint8_t seen_port[MPE_MAX_PORTS] = {0}, seen_worker[MPE_MAX_WORKERS] = {0};
+	uint8_t seen_io[MPE_MAX_IO] = {0};
 	char (*names)[CFG_NAME_LEN], why[128];
 	int i, n, rc;
 	FILE *f;
@@ -605,13 +676,13 @@ mpe_config_load(const char *path, struct mpe_conf *conf, FILE *err)
 		n = rte_cfgfile_sections(cfg, ptrs, RTE_MIN(n, MAX_LOCS));
 	}
 	for (i = 0; i < n; i++)
-		load_section(p, cfg, names[i], conf, seen_port, seen_worker);
+		load_section(p, cfg, names[i], conf, seen_port, seen_worker, seen_io);
 	free(names);
 	rte_cfgfile_close(cfg);
 	conf->sandbox_line = loc_line(p, "engine", "sandbox");
 	conf->standby_line = loc_line(p, "engine", "standby");
 	conf->worker_user_line = loc_line(p, "engine", "worker_user");
-	mpe_config_check(p, conf, seen_port, seen_worker);
+	mpe_config_check(p, conf, seen_port, seen_worker, seen_io);
 out:
 	rc = p->errors;
 	free(p);
@@ -625,14 +696,15 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 
 	/* a key left out is written as a comment, so that the text loads back the same */
 	fprintf(out, "[engine]\nshape = %s\nburst = %u\n%sring_size = %u\n%smbufs = %u\n"
-		"mbuf_cache = %u\nmbuf_data = %u\nrx_desc = %u\ntx_desc = %u\nio_lcore = %u\n"
+		"mbuf_cache = %u\nmbuf_data = %u\nrx_desc = %u\ntx_desc = %u\n%sio_lcore = %u\n"
 		"backpressure = %s\nready_timeout_ms = %u\ndrain_timeout_ms = %u\nrestart = %s\n"
 		"restart_max = %u\nrestart_window_ms = %u\nrestart_backoff_ms = %u\n"
 		"stall_timeout_ms = %u\nstats_period_ms = %u\nburn_cycles = %u\ncycles_sample = %u\n"
 		"malformed = %s\n",
 		mpe_config_shape_name(c->shape), c->burst, c->ring_size_auto ? "; " : "",
 		c->ring_size, c->mbufs_auto ? "; " : "", c->mbufs, c->mbuf_cache,
-		c->mbuf_data, c->rx_desc, c->tx_desc, c->io_lcore, c->backpressure ? "on" : "off",
+		c->mbuf_data, c->rx_desc, c->tx_desc, c->nb_io && !c->io_implicit ? "; " : "",
+		c->io_lcore, c->backpressure ? "on" : "off",
 		c->ready_timeout_ms, c->drain_timeout_ms, c->restart ? "on" : "off", c->restart_max,
 		c->restart_window_ms, c->restart_backoff_ms, c->stall_timeout_ms,
 		c->stats_period_ms, c->burn_cycles, c->cycles_sample,
@@ -675,12 +747,33 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 			fprintf(out, "%s%s", j ? "," : "", mpe_stage_info(w->stages[j])->name);
 		fputc('\n', out);
 	}
+	for (i = 0; !c->io_implicit && i < c->nb_io; i++) {
+		const struct mpe_io_conf *io = &c->io[i];
+		const char *sep = "";
+
+		fprintf(out, "\n[io %u]\nlcore = %u\n", i, io->lcore);
+		if (io->rx_given || !io->tx) {
+			/* as resolved: every queue by its number */
+			fprintf(out, "rx = ");
+			for (j = 0; j < c->nb_ports; j++) {
+				unsigned int q;
+
+				for (q = 0; q < MPE_MAX_QUEUES; q++)
+					if ((io->rxq[j] >> q) & 1) {
+						fprintf(out, "%s%u:%u", sep, j, q);
+						sep = ",";
+					}
+			}
+			fputc('\n', out);
+		}
+		fprintf(out, "tx = %s\n", io->tx ? "on" : "off");
+	}
 }
 
 void
 mpe_config_help(FILE *out)
 {
-	static const char *const sect_names[] = {"[engine]", "[port N]", "[worker N]"};
+	static const char *const sect_names[] = {"[engine]", "[port N]", "[worker N]", "[io N]"};
 	unsigned int i;
 
 	fprintf(out, "| section | key | values | default | meaning |\n|---|---|---|---|---|\n");
@@ -708,6 +801,7 @@ mpe_config_help(FILE *out)
 			break;
 		case T_MAC: snprintf(range, sizeof(range), "MAC address"); break;
 		case T_STAGES: snprintf(range, sizeof(range), "list of: %s", mpe_stage_list()); break;
+		case T_IORX: snprintf(range, sizeof(range), "list of PORT, PORT:QUEUE"); break;
 		}
 		if (k->required)
 			snprintf(def, sizeof(def), "required");
@@ -727,6 +821,8 @@ mpe_config_help(FILE *out)
 			snprintf(def, sizeof(def), "none");
 		else if (k->type == T_STAGES)
 			snprintf(def, sizeof(def), "fwd");
+		else if (k->type == T_IORX)
+			snprintf(def, sizeof(def), "dealt out");
 		else if (k->type == T_MAC)
 			snprintf(def, sizeof(def), "no rewrite");
 		else if (strcmp(k->key, "peer") == 0)

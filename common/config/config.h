@@ -14,6 +14,7 @@
 #define MPE_MAX_STANDBY 8 /* standby worker processes */
 #define MPE_MAX_STAGES 8 /* stages one worker runs */
 #define MPE_MAX_QUEUES 16
+#define MPE_MAX_IO 4 /* I/O lcores ([io N] sections) */
 #define MPE_MAX_BURST 256
 #define MPE_DEVNAME_LEN 64
 #define MPE_PORT_NONE UINT16_MAX
@@ -79,6 +80,17 @@ struct mpe_worker_conf {
 	int line;
 };
 
+/* An I/O lcore of its own section ([io N]): the (port, queue) pairs it receives from, and
+ * whether it transmits (on a TX queue of its own of every port, what came in through it). */
+struct mpe_io_conf {
+	uint16_t lcore;
+	uint16_t tx;		      /* 1: it transmits */
+	uint16_t rxq[MPE_MAX_PORTS]; /* bit q: it polls RX queue q of that port */
+	uint16_t rx_all;	      /* bit p: `rx` named port p whole (its queues once known) */
+	uint16_t rx_given;	      /* 1: `rx` was given */
+	int line;
+};
+
 struct mpe_conf {
 	char path[MPE_PATH_LEN];
 	uint32_t shape; /* enum mpe_shape */
@@ -128,8 +140,14 @@ struct mpe_conf {
 	uint32_t worker_gid;
 	uint16_t nb_ports;
 	uint16_t nb_workers;
+	/* the I/O lcores: [io N] sections, or (io_implicit) one made of engine io_lcore, which
+	 * polls every queue and transmits; 0: none (rss; a pipeline whose workers receive and
+	 * transmit) */
+	uint16_t nb_io;
+	uint16_t io_implicit;
 	struct mpe_port_conf ports[MPE_MAX_PORTS];
 	struct mpe_worker_conf workers[MPE_MAX_WORKERS];
+	struct mpe_io_conf io[MPE_MAX_IO];
 };
 
 /* 1 when worker @id transmits on its own queue of every port (rss; tx = workers in a
@@ -174,6 +192,49 @@ mpe_config_io_receives(const struct mpe_conf *c)
 	return mpe_config_io_used(c) && !mpe_config_worker_receives(c, 0);
 }
 
+/* 1 when I/O lcore @k (of conf.io[]) receives: it polls some queue. */
+static inline int
+mpe_config_io_rx(const struct mpe_conf *c, unsigned int k)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nb_ports; i++)
+		if (c->io[k].rxq[i] != 0)
+			return 1;
+	return 0;
+}
+
+/* The I/O lcore (index into conf.io[]) that transmits what came in through I/O lcore @k:
+ * itself if it transmits, else the transmitting ones in turn. Only with tx = io. */
+static inline unsigned int
+mpe_config_io_tx_of(const struct mpe_conf *c, unsigned int k)
+{
+	unsigned int i, n = 0, t;
+
+	if (c->io[k].tx)
+		return k;
+	for (i = 0; i < c->nb_io; i++)
+		n += c->io[i].tx;
+	if (n == 0)
+		return k;
+	t = k % n;
+	for (i = 0; i < c->nb_io; i++)
+		if (c->io[i].tx && t-- == 0)
+			return i;
+	return k;
+}
+
+/* I/O lcore @k's TX queue on every port: its place among the I/O lcores that transmit. */
+static inline unsigned int
+mpe_config_io_txq(const struct mpe_conf *c, unsigned int k)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < k; i++)
+		n += c->io[i].tx;
+	return n;
+}
+
 /* 1 when the engine sends packets out of port @i: some receiving port has it as peer, or it
  * is the mirror port. */
 static inline int
@@ -210,13 +271,17 @@ mpe_config_worker_queues(const struct mpe_conf *c)
 }
 
 /* Transmit queues of port @i: up to the highest queue a worker owns where workers transmit
- * to it (the ones no worker owns stay idle), else the I/O lcore's one. */
+ * to it (the ones no worker owns stay idle), else one per I/O lcore that transmits. */
 static inline uint16_t
 mpe_config_port_txq(const struct mpe_conf *c, unsigned int i)
 {
+	unsigned int k, n = 0;
+
 	if (c->shape == MPE_SHAPE_RSS || (c->tx_workers && mpe_config_port_sent_to(c, i)))
 		return mpe_config_worker_queues(c);
-	return 1;
+	for (k = 0; k < c->nb_io; k++)
+		n += c->io[k].tx;
+	return (uint16_t)(n > 0 ? n : 1);
 }
 
 /* Load and validate @path into @conf. Every problem is printed to @err as

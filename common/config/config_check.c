@@ -88,10 +88,133 @@ check_queues(struct parser *p, struct mpe_conf *c)
 	}
 }
 
+/* Whether @lcore is one of the I/O lcores: [io N]'s, or engine io_lcore without them. */
+static int
+is_io_lcore(const struct mpe_conf *c, unsigned int lcore)
+{
+	unsigned int i;
+
+	if (!mpe_config_io_used(c))
+		return 0;
+	if (c->nb_io == 0) /* before check_io() */
+		return lcore == c->io_lcore;
+	for (i = 0; i < c->nb_io; i++)
+		if (c->io[i].lcore == lcore)
+			return 1;
+	return 0;
+}
+
+/* [io N] sections, once the ports' queues are known: several I/O lcores, each with the
+ * (port, queue) pairs it polls and whether it transmits. Every RX queue of every receiving
+ * port is polled by one of them exactly; when no section gives rx, the queues are dealt out
+ * in turn, port by port (two ports, two I/O lcores: a port each). */
+static void
+check_io(struct parser *p, struct mpe_conf *c)
+{
+	uint8_t owner[MPE_MAX_PORTS][MPE_MAX_QUEUES] = {{0}}; /* [io N] + 1; 0: none */
+	unsigned int i, j, q, k, given = 0, tx = 0;
+	char sect[16];
+
+	if (c->nb_io == 0 && mpe_config_io_used(c)) {
+		/* no [io N]: engine io_lcore polls every queue and transmits, as [io 0] would */
+		c->nb_io = 1;
+		c->io_implicit = 1;
+		c->io[0].lcore = (uint16_t)c->io_lcore;
+		c->io[0].tx = !c->tx_workers;
+		for (j = 0; mpe_config_io_receives(c) && j < c->nb_ports; j++)
+			if (c->ports[j].rx)
+				c->io[0].rxq[j] = (uint16_t)((1u << c->ports[j].rx_queues) - 1);
+		return;
+	}
+	if (c->nb_io == 0)
+		return;
+	if (!mpe_config_io_used(c)) {
+		report(p, c->io[0].line, NULL, "[io 0]: %s", c->shape == MPE_SHAPE_RSS ?
+		       "shape rss has no I/O lcore: its workers poll queues of their own" :
+		       "a pipeline whose workers receive and transmit (rx = workers, tx = "
+		       "workers) has no I/O lcore");
+		return;
+	}
+	if (loc_line(p, "engine", "io_lcore") > 0)
+		report(p, loc_line(p, "engine", "io_lcore"), "io_lcore",
+		       "given with [io N] sections: the I/O lcores are theirs (lcore = N)");
+	c->io_lcore = c->io[0].lcore; /* for what knows of one */
+	for (i = 0; i < c->nb_io; i++) {
+		struct mpe_io_conf *io = &c->io[i];
+
+		snprintf(sect, sizeof(sect), "io %u", i);
+		for (j = 0; j < i && io->lcore != 0; j++)
+			if (c->io[j].lcore == io->lcore)
+				report(p, loc_line(p, sect, "lcore"), "lcore",
+				       "%u already used by [io %u]", io->lcore, j);
+		given |= io->rx_given;
+		if (c->tx_workers) {
+			if (loc_line(p, sect, "tx") > 0 && io->tx)
+				report(p, loc_line(p, sect, "tx"), "tx", "on, but the workers "
+				       "transmit (engine tx = workers)");
+			io->tx = 0;
+		}
+		tx += io->tx;
+		for (j = 0; j < MPE_MAX_PORTS; j++) {
+			const struct mpe_port_conf *pc = &c->ports[j];
+			uint16_t all = (uint16_t)((1u << pc->rx_queues) - 1);
+
+			if (((io->rx_all >> j) & 1) && j < c->nb_ports)
+				io->rxq[j] |= all;
+			if (!((io->rx_all >> j) & 1) && io->rxq[j] == 0)
+				continue;
+			if (j >= c->nb_ports)
+				report(p, loc_line(p, sect, "rx"), "rx", "port %u is not configured "
+				       "(ports 0..%u exist)", j, c->nb_ports - 1);
+			else if (!pc->rx)
+				report(p, loc_line(p, sect, "rx"), "rx", "port %u does not receive "
+				       "(rx = off)", j);
+			else if (io->rxq[j] & ~all)
+				report(p, loc_line(p, sect, "rx"), "rx", "port %u has %u RX queue%s "
+				       "(rx_queues)", j, pc->rx_queues, pc->rx_queues == 1 ? "" : "s");
+		}
+	}
+	if (!c->tx_workers && tx == 0)
+		report(p, loc_line(p, "io 0", "tx") > 0 ? loc_line(p, "io 0", "tx") : c->io[0].line,
+		       "tx", "off in every [io N]: nothing would transmit (tx = on in one of them, "
+		       "or engine tx = workers)");
+	if (!mpe_config_io_receives(c)) {
+		for (i = 0; i < c->nb_io; i++)
+			if (c->io[i].rx_given)
+				report(p, loc_line(p, "engine", "rx"), "rx", "workers: the pipeline's "
+				       "first worker polls the ports, and [io %u] gives rx", i);
+		return;
+	}
+	if (!given) {
+		for (j = 0, k = 0; j < c->nb_ports; j++)
+			for (q = 0; c->ports[j].rx && q < c->ports[j].rx_queues; q++, k++)
+				c->io[k % c->nb_io].rxq[j] |= (uint16_t)(1u << q);
+		return;
+	}
+	for (i = 0; i < c->nb_io; i++) {
+		snprintf(sect, sizeof(sect), "io %u", i);
+		for (j = 0; j < c->nb_ports; j++)
+			for (q = 0; q < c->ports[j].rx_queues; q++) {
+				if (!((c->io[i].rxq[j] >> q) & 1))
+					continue;
+				if (owner[j][q] != 0)
+					report(p, loc_line(p, sect, "rx"), "rx", "port %u queue %u is "
+					       "polled by [io %u] already", j, q, owner[j][q] - 1);
+				else
+					owner[j][q] = (uint8_t)(i + 1);
+			}
+	}
+	for (j = 0; j < c->nb_ports; j++)
+		for (q = 0; c->ports[j].rx && q < c->ports[j].rx_queues; q++)
+			if (owner[j][q] == 0)
+				report(p, c->ports[j].line, NULL, "[port %u]: RX queue %u is polled by "
+				       "no I/O lcore (rx of an [io N] section)", j, q);
+}
+
 /* Checks across keys and sections, once every value is known. */
 static void
 validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
-	 const uint8_t *seen_worker)
+	 const uint8_t *seen_worker, const uint8_t *seen_io)
 {
 	int eline = loc_line(p, "engine", "");
 	unsigned int i, j, fwd = 0;
@@ -111,6 +234,13 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 		if (seen_worker[i])
 			report(p, c->workers[i].line, NULL,
 			       "[worker %u]: workers are numbered from 0 without gaps", i);
+	for (i = 0; i < MPE_MAX_IO && seen_io[i]; i++)
+		;
+	c->nb_io = (uint16_t)i;
+	for (; i < MPE_MAX_IO; i++)
+		if (seen_io[i])
+			report(p, c->io[i].line, NULL,
+			       "[io %u]: I/O lcores are numbered from 0 without gaps", i);
 	if (c->nb_ports == 0)
 		report(p, 0, NULL, "no [port 0] section: at least one port is needed");
 	if (c->nb_workers == 0)
@@ -156,14 +286,16 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 		for (j = 0; j < i; j++)
 			if (c->workers[j].lcore == w->lcore)
 				report(p, line, "lcore", "%u already used by worker %u", w->lcore, j);
-		if (mpe_config_io_used(c) && w->lcore == c->io_lcore)
-			report(p, line, "lcore", "%u is the I/O lcore (engine io_lcore)", w->lcore);
+		if (is_io_lcore(c, w->lcore))
+			report(p, line, "lcore", c->nb_io ? "%u is an I/O lcore ([io N] lcore)" :
+			       "%u is the I/O lcore (engine io_lcore)", w->lcore);
 		if (c->shape != MPE_SHAPE_PIPELINE && i > 0 && !same_stages(w, &c->workers[0]))
 			report(p, loc_line(p, sect, "stages"), "stages",
 			       "shape %s runs identical workers: differs from worker 0",
 			       mpe_config_shape_name(c->shape));
 	}
 	check_queues(p, c);
+	check_io(p, c);
 	/* tx = workers: every port something is sent to must work in the workers' processes */
 	for (i = 0; c->shape != MPE_SHAPE_RSS && c->tx_workers && i < c->nb_ports; i++) {
 		if (mpe_config_port_sent_to(c, i) &&
@@ -235,9 +367,13 @@ validate(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
 unsigned int
 mpe_config_nb_rings(const struct mpe_conf *c)
 {
+	unsigned int k = RTE_MAX(c->nb_io, (uint16_t)1);
+
 	if (c->shape == MPE_SHAPE_RSS)
 		return 0;
-	return c->shape == MPE_SHAPE_PIPELINE ? c->nb_workers + 1U : 2U * c->nb_workers;
+	/* at most: every I/O lcore both receives and transmits */
+	return c->shape == MPE_SHAPE_PIPELINE ? c->nb_workers - 1U + 2U * k :
+						2U * k * c->nb_workers;
 }
 
 /* Every place an mbuf can wait: descriptors, rings, caches, bursts in hand. */
@@ -376,8 +512,8 @@ validate_inspection(struct parser *p, struct mpe_conf *c)
 
 void
 mpe_config_check(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
-		 const uint8_t *seen_worker)
+		 const uint8_t *seen_worker, const uint8_t *seen_io)
 {
-	validate(p, c, seen_port, seen_worker);
+	validate(p, c, seen_port, seen_worker, seen_io);
 	validate_inspection(p, c);
 }

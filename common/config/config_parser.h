@@ -68,8 +68,8 @@ loc_line(const struct parser *p, const char *sect, const char *key)
 
 /* Every check across keys and sections, once every value is read: fills in what depends on
  * other keys (nb_ports, nb_workers, queues, peers, mbufs), resolves the rules file and reports
- * what contradicts. @seen_port and @seen_worker: the sections read. */
+ * what contradicts. @seen_port, @seen_worker and @seen_io: the sections read. */
 void mpe_config_check(struct parser *p, struct mpe_conf *c, const uint8_t *seen_port,
-		      const uint8_t *seen_worker);
+		      const uint8_t *seen_worker, const uint8_t *seen_io);
 
 #endif /* MPE_CONFIG_PARSER_H */

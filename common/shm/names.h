@@ -6,6 +6,7 @@
 #define MPE_NAMES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define MPE_NAME_SHM "mpe_shared"
 #define MPE_NAME_POOL "mpe_mbufs"
@@ -15,11 +16,26 @@
 /* Longest flow table name: rte_hash names its internal ring "HT_EXT_<name>" in 29 bytes. */
 #define MPE_NAME_FLOW_MAX 20
 
-/* Ends of a ring: the primary's I/O lcore, or a worker. */
+/* Ends of a ring: one of the primary's I/O lcores ([io K]: MPE_END_IO_K(K); the first,
+ * MPE_END_IO), or a worker (its id). */
 #define MPE_END_IO (-1)
+#define MPE_END_IO_K(k) (MPE_END_IO - (int)(k))
+#define MPE_END_IS_IO(end) ((end) <= MPE_END_IO)
+#define MPE_END_IO_INDEX(end) ((unsigned int)(MPE_END_IO - (end)))
 
-/* "mpe_io_w0", "mpe_w0_w1", "mpe_w1_io". Returns 0, or -ENAMETOOLONG / -EINVAL. */
+/* "mpe_io_w0", "mpe_w0_w1", "mpe_w1_io"; I/O lcore K > 0: "mpe_io1_w0", "mpe_w0_io1".
+ * Returns 0, or -ENAMETOOLONG / -EINVAL. */
 int mpe_names_ring(char *buf, size_t size, int from, int to);
+
+struct mpe_conf;
+
+/* The rings of worker @id, as the ends they lead from (@from: its inputs, in the order it
+ * polls them) and to (@to: its outputs), MPE_MAX_IO of each at most; *nb_in / *nb_out: how
+ * many (0: it polls the ports / transmits itself). @out_of[i]: the output (index into @to)
+ * that what comes in through input i goes to: what an I/O lcore received leaves through the
+ * I/O lcore that transmits for it (mpe_config_io_tx_of), so that each flow keeps one path. */
+void mpe_names_worker_rings(const struct mpe_conf *c, unsigned int id, int *from,
+			    unsigned int *nb_in, int *to, unsigned int *nb_out, uint8_t *out_of);
 
 /* MPE_NAME_FLOW_FMT for worker @worker ("mpe_flow_w0"), checked against the buffer and
  * MPE_NAME_FLOW_MAX. Returns 0, or -ENAMETOOLONG / -EINVAL. */

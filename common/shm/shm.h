@@ -38,7 +38,7 @@
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 19
+#define MPE_SHM_LAYOUT_VERSION 20
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -100,7 +100,12 @@ struct mpe_worker_hand {
 	volatile uint32_t phase; /* enum mpe_hand_phase */
 	uint32_t n;
 	uint32_t kept;
-	uint32_t cons_mark;
+	/* the input ring (index among the worker's, mpe_names_worker_rings) a dequeue takes
+	 * from, or the burst in hand came from; the output ring the survivors go to (ENQ) */
+	uint32_t in_ring;
+	uint32_t out_ring;
+	/* each input ring's consumer tail, but that of in_ring while a dequeue runs */
+	uint32_t cons_mark[MPE_MAX_IO];
 	uint32_t prod_mark;
 	uint32_t done; /* rss: entries of work[] sent or freed so far */
 	uint32_t free_from; /* FREE: work[free_from..n) not yet returned to the pool */

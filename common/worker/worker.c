@@ -74,32 +74,27 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 	 * another's place */
 	w->undo = shm->worker_model == 0 && conf->carry ? &w->slot->hand.undo : NULL;
 
-	switch (conf->shape) {
-	case MPE_SHAPE_PIPELINE:
-		rc = mpe_config_worker_receives(conf, id) ? 0 :
-			lookup_ring(&w->in, id == 0 ? MPE_END_IO : (int)id - 1, (int)id, err,
-				    err_size);
-		if (rc == 0 && !mpe_config_worker_transmits(conf, id))
-			rc = lookup_ring(&w->out, (int)id,
-					 id + 1 == conf->nb_workers ? MPE_END_IO : (int)id + 1, err,
-					 err_size);
-		if (id + 1 < conf->nb_workers) {
-			w->next_down = &shm->workers[id + 1].ctl.down;
-			w->next_dead = &shm->workers[id + 1].ctl.dead;
-			w->next_handed = &shm->workers[id + 1].ctl.handed;
-		}
-		break;
-	case MPE_SHAPE_DISTRIBUTOR:
-		rc = lookup_ring(&w->in, MPE_END_IO, (int)id, err, err_size);
-		if (rc == 0 && !mpe_config_worker_transmits(conf, id))
-			rc = lookup_ring(&w->out, (int)id, MPE_END_IO, err, err_size);
-		break;
-	default:
-		rc = 0;
-		break;
+	{
+		int from[MPE_MAX_IO], to[MPE_MAX_IO];
+		unsigned int nb_in, nb_out;
+
+		mpe_names_worker_rings(conf, id, from, &nb_in, to, &nb_out, w->out_of);
+		for (i = 0, rc = 0; rc == 0 && i < nb_in; i++)
+			rc = lookup_ring(&w->ins[i], from[i], (int)id, err, err_size);
+		for (i = 0; rc == 0 && i < nb_out; i++)
+			rc = lookup_ring(&w->outs[i], (int)id, to[i], err, err_size);
+		if (rc < 0)
+			return rc;
+		w->nb_in = (uint8_t)nb_in;
+		w->nb_out = (uint8_t)nb_out;
+		w->in = nb_in > 0 ? w->ins[0] : NULL;
+		w->out = nb_out > 0 ? w->outs[w->out_of[0]] : NULL;
 	}
-	if (rc < 0)
-		return rc;
+	if (conf->shape == MPE_SHAPE_PIPELINE && id + 1 < conf->nb_workers) {
+		w->next_down = &shm->workers[id + 1].ctl.down;
+		w->next_dead = &shm->workers[id + 1].ctl.dead;
+		w->next_handed = &shm->workers[id + 1].ctl.handed;
+	}
 	if (mpe_config_worker_receives(conf, id)) {
 		/* rss: its own queue of every port; a pipeline's first worker: the one queue */
 		w->ports_in = 1;
@@ -544,6 +539,7 @@ enqueue_on(struct mpe_worker *w, uint16_t n, uint16_t kept)
 	struct mpe_counters *cnt = w->cnt;
 	uint16_t sent = 0;
 
+	h->out_ring = w->nb_in > 0 ? w->out_of[w->in_idx] : 0;
 	h->prod_mark = w->out->prod.tail;
 	h->tx0 = cnt->tx;
 	hand_phase(h, MPE_HAND_ENQ);
@@ -644,6 +640,28 @@ stages_and_on(struct mpe_worker *w, uint16_t n, uint16_t in_port)
 		enqueue_burst(w, n, kept, blocked);
 }
 
+/* Input ring @k from now on (and the output its packets go to). In phase DEQ, with no dequeue
+ * under way: every input's cons_mark is its consumer tail, so the hand is exact on either
+ * side of the store. */
+static inline void
+use_input(struct mpe_worker *w, unsigned int k)
+{
+	w->in_idx = (uint8_t)k;
+	w->in = w->ins[k];
+	if (w->nb_out > 0)
+		w->out = w->outs[w->out_of[k]];
+	w->slot->hand.in_ring = k;
+	rte_compiler_barrier(); /* before the dequeue that moves the ring's head */
+}
+
+/* Several input rings (one per I/O lcore that receives): polled in turn, a burst each. */
+static inline void
+next_input(struct mpe_worker *w)
+{
+	if (w->nb_in > 1)
+		use_input(w, w->in_idx + 1U == w->nb_in ? 0 : w->in_idx + 1U);
+}
+
 /* Ring shape: one burst from the input ring to the output ring, with the hand in shared
  * memory kept exact at every step (see enum mpe_hand_phase). */
 static inline uint16_t
@@ -655,14 +673,17 @@ burst_rings(struct mpe_worker *w)
 	uint32_t bytes = 0;
 	unsigned int avail;
 
-	/* phase is DEQ and cons_mark is the input's cons.tail: only this dequeue moves it */
+	/* phase is DEQ and cons_mark[in_idx] is the input's cons.tail: only this dequeue moves
+	 * it */
 	n = (uint16_t)rte_ring_sc_dequeue_burst(w->in, (void **)h->pkts, w->burst, &avail);
-	if (n == 0)
+	if (n == 0) {
+		next_input(w);
 		return 0;
+	}
 	h->n = n;
 	mpe_undo_reset(w->undo);
 	hand_phase(h, MPE_HAND_PROC);
-	prefetch_ahead(w, h->cons_mark + n, avail);
+	prefetch_ahead(w, h->cons_mark[w->in_idx] + n, avail);
 	for (i = 0; i < n; i++) {
 		h->work[i] = h->pkts[i];
 		bytes += rte_pktmbuf_pkt_len(h->pkts[i]);
@@ -672,8 +693,9 @@ burst_rings(struct mpe_worker *w)
 	mpe_undo_add(w->undo, &cnt->bursts, 1);
 	/* packets of flows blocked while they were queued for this worker are held back there */
 	stages_and_on(w, n, MPE_PORT_NONE);
-	h->cons_mark += n; /* the input's cons.tail now, without a look at its line */
+	h->cons_mark[w->in_idx] += n; /* the input's cons.tail now, without a look at its line */
 	hand_phase_release(h, MPE_HAND_DEQ);
+	next_input(w);
 	return n;
 }
 
@@ -869,8 +891,13 @@ carry_run(struct mpe_worker *w)
 	/* a death from here to the end is not carried again (the primary clears it) */
 	h->rerun = 1;
 	rte_compiler_barrier();
+	/* from where it came, to where it was going */
+	if (w->nb_in > 0)
+		use_input(w, h->in_ring < w->nb_in ? h->in_ring : 0);
 	if (h->carry == MPE_CARRY_SEND) {
 		kept = (uint16_t)RTE_MIN(h->kept, (uint32_t)n);
+		if (w->nb_out > 0)
+			w->out = w->outs[h->out_ring < w->nb_out ? h->out_ring : 0];
 		if (w->out == NULL) {
 			h->done = 0;
 			hand_phase(h, MPE_HAND_TX);
@@ -924,7 +951,11 @@ worker_loop(struct mpe_worker *w, const int ports_in)
 		first_move(w);
 	}
 	if (!ports_in) {
-		slot->hand.cons_mark = w->in->cons.tail;
+		unsigned int k;
+
+		for (k = 0; k < w->nb_in; k++)
+			slot->hand.cons_mark[k] = w->ins[k]->cons.tail;
+		use_input(w, 0);
 		hand_phase_release(&slot->hand, MPE_HAND_DEQ);
 	}
 	w->countdown = 0; /* the first non-empty burst is timed */

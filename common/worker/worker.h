@@ -31,8 +31,15 @@ struct mpe_worker {
 	uint16_t countdown; /* non-empty bursts before the next timed one */
 	uint16_t span;	    /* untimed non-empty bursts since the last timed one */
 	uint64_t now;	    /* TSC at this poll's start if timed, else the last one read */
-	struct rte_ring *in;
-	struct rte_ring *out;
+	struct rte_ring *in;  /* the input ring polled now: ins[in_idx] */
+	struct rte_ring *out; /* where its survivors go: outs[out_of[in_idx]]; NULL: transmits */
+	uint8_t nb_in;	      /* input rings: one per I/O lcore that receives, or the stage
+			       * before it (mpe_names_worker_rings) */
+	uint8_t nb_out;
+	uint8_t in_idx;
+	uint8_t out_of[MPE_MAX_IO];
+	struct rte_ring *ins[MPE_MAX_IO];
+	struct rte_ring *outs[MPE_MAX_IO];
 	uint16_t queue;	   /* transmitting: the TX queue this worker owns on every port */
 	uint16_t rx_queue; /* ports_in: the RX queue this worker polls on every port */
 	uint8_t mirror;	/* transmitting: a mirror port is configured */

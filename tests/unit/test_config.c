@@ -658,6 +658,37 @@ check_sandbox_off(const struct mpe_conf *c)
 	      c->sandbox_line);
 }
 
+/* [io N]: no rx given: the ports' queues dealt out in turn, a port each here */
+static void
+check_io_dealt(const struct mpe_conf *c)
+{
+	CHECK(c->nb_io == 2 && c->io_lcore == 1 && c->io[0].lcore == 1 && c->io[1].lcore == 5,
+	      "nb_io %u, io_lcore %u, lcores %u %u", c->nb_io, c->io_lcore, c->io[0].lcore,
+	      c->io[1].lcore);
+	CHECK(c->io[0].rxq[0] == 1 && c->io[0].rxq[1] == 0 && c->io[1].rxq[0] == 0 &&
+	      c->io[1].rxq[1] == 1, "rxq %#x %#x / %#x %#x", c->io[0].rxq[0], c->io[0].rxq[1],
+	      c->io[1].rxq[0], c->io[1].rxq[1]);
+	CHECK(c->io[0].tx == 1 && c->io[1].tx == 1, "tx %u %u", c->io[0].tx, c->io[1].tx);
+}
+
+/* [io N]: one receives both queues of port 0 (PORT: every queue), the other transmits */
+static void
+check_io_split(const struct mpe_conf *c)
+{
+	CHECK(c->nb_io == 2 && c->io[0].rxq[0] == 3 && c->io[1].rxq[0] == 0, "nb_io %u, rxq %#x %#x",
+	      c->nb_io, c->io[0].rxq[0], c->io[1].rxq[0]);
+	CHECK(c->io[0].tx == 0 && c->io[1].tx == 1, "tx %u %u", c->io[0].tx, c->io[1].tx);
+}
+
+/* [io N]: queues named one by one, across two ports */
+static void
+check_io_pairs(const struct mpe_conf *c)
+{
+	CHECK(c->io[0].rxq[0] == 1 && c->io[0].rxq[1] == 2 && c->io[1].rxq[0] == 2 &&
+	      c->io[1].rxq[1] == 1, "rxq %#x %#x / %#x %#x", c->io[0].rxq[0], c->io[0].rxq[1],
+	      c->io[1].rxq[0], c->io[1].rxq[1]);
+}
+
 #define W(n, l) "[worker " #n "]\nlcore = " #l "\n"
 
 static const struct cfg_case cases[] = {
@@ -774,7 +805,7 @@ static const struct cfg_case cases[] = {
 
 	/* ---- sections ---- */
 	{"unknown section [foo] (its keys not reported again)", "[foo]\nx = 1\n" P0 W0, 1,
-	 {"@:1: [foo]: unknown section (known: [engine], [port N], [worker N])"}, NULL},
+	 {"@:1: [foo]: unknown section (known: [engine], [port N], [worker N], [io N])"}, NULL},
 	{"section names are case sensitive ([Engine])", "[Engine]\n" P0 W0, 1,
 	 {"@:1: [Engine]: unknown section"}, NULL},
 	{"[port] without a number", P0 W0 "[port]\n", 1, {"@:5: [port]: unknown section"}, NULL},
@@ -978,7 +1009,63 @@ static const struct cfg_case cases[] = {
 	  "@:10: dst_mac: '1:2:3' is not a MAC address", "@:13: stages: unknown stage 'nosuch'",
 	  "@:15: lcore: 2 already used by worker 0", "@:16: [foo]: unknown section",
 	  "@:17: [worker 3]: workers are numbered from 0 without gaps"},
-	 NULL},
+	 NULL},	/* ---- several I/O lcores ([io N]) ---- */
+	{"[io N]: two I/O lcores, rx left out: the queues dealt out in turn, a port each",
+	 "[engine]\nshape = distributor\n" P0 P1 "[io 0]\nlcore = 1\n[io 1]\nlcore = 5\n" W0, 0,
+	 {NULL}, check_io_dealt},
+	{"[io N]: one receives every queue of port 0, the other only transmits",
+	 "[engine]\nshape = distributor\n[port 0]\ndevice = net_null0\nrx_queues = 2\n"
+	 "[io 0]\nlcore = 1\nrx = 0\ntx = off\n[io 1]\nlcore = 5\n" W0, 0, {NULL},
+	 check_io_split},
+	{"[io N]: PORT:QUEUE pairs across two ports",
+	 "[engine]\nshape = pipeline\nmbufs = 32767\n"
+	 "[port 0]\ndevice = net_null0\nrx_queues = 2\n"
+	 "[port 1]\ndevice = net_null1\nrx_queues = 2\n"
+	 "[io 0]\nlcore = 1\nrx = 0:0, 1:1\n[io 1]\nlcore = 5\nrx = 1:0,0:1\n" W0, 0, {NULL},
+	 check_io_pairs},
+	{"[io N]: a queue given to two I/O lcores",
+	 "[engine]\nshape = distributor\n" P0           /* 1-4 */
+	 "[io 0]\nlcore = 1\nrx = 0\n"                  /* 5-7 */
+	 "[io 1]\nlcore = 5\nrx = 0:0\n" W0,            /* 8-10 */
+	 1, {"@:10: rx: port 0 queue 0 is polled by [io 0] already"}, NULL},
+	{"[io N]: a queue nobody polls",
+	 "[engine]\nshape = distributor\n"              /* 1-2 */
+	 "[port 0]\ndevice = net_null0\nrx_queues = 2\n" /* 3-5 */
+	 "[io 0]\nlcore = 1\nrx = 0:0\n"                /* 6-8 */
+	 "[io 1]\nlcore = 5\n" W0,
+	 1, {"@:3: [port 0]: RX queue 1 is polled by no I/O lcore"}, NULL},
+	{"[io N]: a queue the port does not have",
+	 "[engine]\nshape = distributor\n" P0 "[io 0]\nlcore = 1\nrx = 0:1\n" W0,
+	 2, {"@:7: rx: port 0 has 1 RX queue (rx_queues)",
+	     "@:3: [port 0]: RX queue 0 is polled by no I/O lcore"}, NULL},
+	{"[io N]: a port that is not configured, and one that does not receive",
+	 "[engine]\nshape = distributor\n" P0               /* 1-4 */
+	 "[port 1]\ndevice = net_null1\nrx = off\n"       /* 5-7 */
+	 "[io 0]\nlcore = 1\nrx = 0, 3\n"                 /* 8-10 */
+	 "[io 1]\nlcore = 5\nrx = 1\n" W0,                /* 11-13 */
+	 2, {"@:10: rx: port 3 is not configured (ports 0..1 exist)",
+	     "@:13: rx: port 1 does not receive (rx = off)"}, NULL},
+	{"[io N]: an I/O lcore that is a worker's, and one named twice",
+	 "[engine]\nshape = distributor\n" P0              /* 1-4 */
+	 "[io 0]\nlcore = 2\n[io 1]\nlcore = 2\n"         /* 5-8 */
+	 "[worker 0]\nlcore = 2\n",                        /* 9-10 */
+	 2, {"@:8: lcore: 2 already used by [io 0]",
+	     "@:10: lcore: 2 is an I/O lcore ([io N] lcore)"}, NULL},
+	{"[io N]: engine io_lcore as well",
+	 "[engine]\nshape = distributor\nio_lcore = 1\n" P0 "[io 0]\nlcore = 5\n" W0,
+	 1, {"@:3: io_lcore: given with [io N] sections"}, NULL},
+	{"[io N]: shape rss has none",
+	 "[engine]\nshape = rss\n" P0 "[io 0]\nlcore = 5\n" W0,
+	 1, {"@:5: [io 0]: shape rss has no I/O lcore"}, NULL},
+	{"[io N]: none transmits",
+	 "[engine]\nshape = distributor\n" P0 "[io 0]\nlcore = 1\ntx = off\n" W0,
+	 1, {"@:7: tx: off in every [io N]: nothing would transmit"}, NULL},
+	{"[io N]: rx that is no list of ports and queues; numbered with a gap",
+	 "[engine]\nshape = distributor\n" P0 "[io 0]\nlcore = 1\nrx = 0:x\n"
+	 "[io 2]\nlcore = 5\n" W0,
+	 3, {"@:7: rx: '0:x' is not PORT or PORT:QUEUE",
+	     "@:8: [io 2]: I/O lcores are numbered from 0 without gaps",
+	     "@:3: [port 0]: RX queue 0 is polled by no I/O lcore"}, NULL},
 };
 
 static void

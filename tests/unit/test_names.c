@@ -31,7 +31,9 @@ static const struct ring_case ring_cases[] = {
 	{"worker to itself is invalid", 3, 3, -EINVAL, NULL},
 	{"worker index MPE_MAX_WORKERS is invalid (to)", 0, MPE_MAX_WORKERS, -EINVAL, NULL},
 	{"worker index MPE_MAX_WORKERS is invalid (from)", MPE_MAX_WORKERS, 0, -EINVAL, NULL},
-	{"negative worker index other than io is invalid", -2, 0, -EINVAL, NULL},
+	{"I/O lcore 1 to a worker", MPE_END_IO_K(1), 0, 0, "mpe_io1_w0"},
+	{"a worker to I/O lcore 3", 2, MPE_END_IO_K(3), 0, "mpe_w2_io3"},
+	{"an I/O lcore past MPE_MAX_IO is invalid", MPE_END_IO_K(MPE_MAX_IO), 0, -EINVAL, NULL},
 	{"large worker index is invalid", 0, 1000000, -EINVAL, NULL},
 };
 
