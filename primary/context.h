@@ -19,16 +19,16 @@ struct mpe_record_copy;
 struct mpe_primary {
 	struct mpe_shared *shm;
 	struct rte_mempool *pool;
-	struct rte_ring *rings[2 * MPE_MAX_WORKERS];
-	int ring_consumer[2 * MPE_MAX_WORKERS]; /* worker id, or MPE_END_IO */
+	struct rte_ring *rings[MPE_MAX_RINGS];
+	int ring_consumer[MPE_MAX_RINGS]; /* worker id, or an I/O lcore's end (MPE_END_IO_K) */
 	unsigned int nb_rings;
 	int ports_started;
-	int io_yield_idle; /* the I/O lcore shares its CPU with a worker */
-	uint8_t io_shares[MPE_MAX_WORKERS]; /* worker i's lcore runs on the I/O lcore's CPU */
+	uint8_t io_yield_idle[MPE_MAX_IO]; /* I/O lcore k shares its CPU with a worker */
+	uint8_t io_shares[MPE_MAX_IO][MPE_MAX_WORKERS]; /* worker i runs on I/O lcore k's CPU */
 	int pdump; /* rte_pdump_init() done: dpdk-dumpcap may capture */
-	int io_launched;
+	uint8_t io_launched[MPE_MAX_IO];
 	uint64_t mbufs_held; /* by the ports' devices: mpe_port_mbufs_held() */
-	void *io; /* io.c's state, from mpe_io_prepare() to mpe_io_release() */
+	void *io[MPE_MAX_IO]; /* io.c's state, from mpe_io_prepare() to mpe_io_release() */
 
 	/* command line */
 	const char *config_path;

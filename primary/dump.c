@@ -222,11 +222,20 @@ dump_workers(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm)
 	section(f, "workers");
 	for (i = 0; i < shm->conf.nb_workers && i < MPE_MAX_WORKERS; i++)
 		dump_worker(f, p, shm, i);
-	if (mpe_config_io_used(&shm->conf)) {
+	for (i = 0; i < shm->conf.nb_io; i++) {
+		const struct mpe_io_stats *io = &shm->io[i];
+		uint64_t got = 0, sent = 0;
+		unsigned int j;
+
+		for (j = 0; j < shm->conf.nb_ports; j++) {
+			got += io->port[j].rx;
+			sent += io->port[j].tx;
+		}
 		fprintf(f, "io lcore %u: pending %u, running %u, yields to a worker on its CPU %"
-			PRIu64 ", polls with no room in the rings %" PRIu64 "\n", shm->conf.io_lcore,
-			shm->io.pending, shm->io.running, shm->io.yields_fill, shm->io.full_polls);
-		counters(f, "  ", &shm->io.io);
+			PRIu64 ", polls with no room in the rings %" PRIu64 ", from the ports %"
+			PRIu64 ", to the ports %" PRIu64 "\n", shm->conf.io[i].lcore, io->pending,
+			io->running, io->yields_fill, io->full_polls, got, sent);
+		counters(f, "  ", &io->io);
 	}
 }
 
@@ -240,13 +249,18 @@ dump_ports(FILE *f, const struct mpe_shared *shm)
 	for (i = 0; i < conf->nb_ports; i++) {
 		const struct mpe_port_conf *pc = &conf->ports[i];
 		struct rte_eth_stats st;
+		uint64_t rx = 0, tx = 0;
+		unsigned int k;
 		int rc;
 
 		fprintf(f, "port %u (%s): ethdev %u, peer %u, rx queues %u, tx queues %u", i,
 			pc->device, pc->port_id, pc->peer, pc->rx_queues, pc->nb_txq);
+		for (k = 0; k < conf->nb_io; k++) {
+			rx += shm->io[k].port[i].rx;
+			tx += shm->io[k].port[i].tx;
+		}
 		if (mpe_config_io_used(conf))
-			fprintf(f, ", engine rx %" PRIu64 " tx %" PRIu64, shm->io.port[i].rx,
-				shm->io.port[i].tx);
+			fprintf(f, ", engine rx %" PRIu64 " tx %" PRIu64, rx, tx);
 		fprintf(f, "\n");
 		rc = rte_eth_stats_get(pc->port_id, &st);
 		if (rc != 0) {

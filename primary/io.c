@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The I/O lcore: port RX into the first ring(s), last ring(s) into port TX.
- * Runs in the primary because net_pcap and net_af_packet cannot be polled from secondaries.
- * It is the single producer of every ring out of "io" and the single consumer of every ring
- * into "io", and the only writer of shm->io.
+/* The I/O lcores: port RX into the first ring(s), last ring(s) into port TX.
+ * They run in the primary because net_pcap and net_af_packet cannot be polled from
+ * secondaries. I/O lcore K (conf.io[K]) polls the (port, queue) pairs it was given, transmits
+ * on a TX queue of its own of every port, is the single producer of every ring out of it
+ * (MPE_END_IO_K(K)) and the single consumer of every ring into it, and the only writer of
+ * shm->io[K].
  */
 #include <errno.h>
 #include <sched.h>
@@ -34,6 +36,13 @@ struct io {
 	struct mpe_shared *shm;
 	const struct mpe_conf *conf;
 	struct mpe_io_stats *st;
+	unsigned int k;	    /* which I/O lcore: conf.io[k] */
+	unsigned int lcore;
+	uint16_t txq;	    /* its TX queue on every port */
+	uint16_t nb_rxq;    /* the (port, queue) pairs it polls */
+	struct {
+		uint16_t port, queue;
+	} rxq[MPE_MAX_PORTS * MPE_MAX_QUEUES];
 	int meta_offset;
 	uint16_t burst;
 	uint8_t backpressure;
@@ -78,7 +87,7 @@ tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *arg)
 	uint16_t pid = io->conf->ports[tp->idx].port_id, done = 0;
 
 	while (io->backpressure && tp->idx != io->mirror && done < unsent && !stopping(io)) {
-		uint16_t n = rte_eth_tx_burst(pid, 0, pkts + done, unsent - done);
+		uint16_t n = rte_eth_tx_burst(pid, io->txq, pkts + done, unsent - done);
 
 		io->st->port[tp->idx].tx += n;
 		done += n;
@@ -110,51 +119,64 @@ lookup(struct rte_ring **r, int from, int to)
 }
 
 static int
-io_init(struct io *io, struct mpe_primary *p, int socket)
+io_init(struct io *io, struct mpe_primary *p, unsigned int k, int socket)
 {
 	const struct mpe_conf *conf = &p->shm->conf;
-	unsigned int i;
+	const int end = MPE_END_IO_K(k);
+	const int rx = mpe_config_io_rx(conf, k), tx = conf->io[k].tx;
+	unsigned int i, q;
 
 	memset(io, 0, sizeof(*io));
 	io->shm = p->shm;
 	io->conf = conf;
-	io->st = &p->shm->io;
+	io->k = k;
+	io->lcore = conf->io[k].lcore;
+	io->txq = (uint16_t)mpe_config_io_txq(conf, k);
+	io->st = &p->shm->io[k];
 	io->meta_offset = p->shm->meta_offset;
 	io->burst = (uint16_t)conf->burst;
 	io->backpressure = (uint8_t)conf->backpressure;
 	io->pool = p->pool;
-	io->yield_idle = (uint8_t)p->io_yield_idle;
+	io->yield_idle = (uint8_t)p->io_yield_idle[k];
 	io->mirror = conf->mirror_port;
+	for (i = 0; i < conf->nb_ports; i++)
+		for (q = 0; q < MPE_MAX_QUEUES; q++)
+			if ((conf->io[k].rxq[i] >> q) & 1) {
+				io->rxq[io->nb_rxq].port = (uint16_t)i;
+				io->rxq[io->nb_rxq++].queue = (uint16_t)q;
+			}
 	for (i = 0; i < MPE_MAX_WORKERS; i++)
 		io->in_ctl[i] = &p->shm->workers[i].ctl;
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
 		/* rx = workers: the first worker polls the ports, this loop only transmits */
-		io->nb_in = mpe_config_io_receives(conf);
-		io->nb_out = !conf->tx_workers;
-		if ((io->nb_in && lookup(&io->in[0], MPE_END_IO, 0) < 0) ||
-		    (io->nb_out && lookup(&io->out[0], conf->nb_workers - 1, MPE_END_IO) < 0))
+		io->nb_in = rx;
+		io->nb_out = tx;
+		if ((io->nb_in && lookup(&io->in[0], end, 0) < 0) ||
+		    (io->nb_out && lookup(&io->out[0], conf->nb_workers - 1, end) < 0))
 			return -ENOENT;
 	} else {
 		/* one worker gets every packet: no flow hash to spread them by (parse makes
 		 * its own from the decoded key) */
 		io->distribute = conf->nb_workers > 1;
-		io->nb_in = conf->nb_workers;
-		io->nb_out = conf->tx_workers ? 0 : conf->nb_workers;
+		io->nb_in = rx ? conf->nb_workers : 0;
+		io->nb_out = tx ? conf->nb_workers : 0;
 		for (i = 0; i < conf->nb_workers; i++)
-			if (lookup(&io->in[i], MPE_END_IO, (int)i) < 0 ||
-			    (io->nb_out && lookup(&io->out[i], (int)i, MPE_END_IO) < 0))
+			if ((io->nb_in && lookup(&io->in[i], end, (int)i) < 0) ||
+			    (io->nb_out && lookup(&io->out[i], (int)i, end) < 0))
 				return -ENOENT;
 		for (i = 0; i < RETA_SIZE; i++)
 			io->reta[i] = (uint8_t)(i % conf->nb_workers);
 	}
-	for (i = 0; i < conf->nb_workers; i++) {
+	for (i = 0; i < conf->nb_workers && io->nb_in > 0; i++) {
 		struct rte_ring *r = NULL;
 
-		if (!p->io_shares[i] || mpe_config_worker_receives(conf, i))
+		if (!p->io_shares[k][i] || mpe_config_worker_receives(conf, i))
 			continue;
 		if (conf->shape == MPE_SHAPE_PIPELINE) {
-			if (lookup(&r, i == 0 ? MPE_END_IO : (int)i - 1, (int)i) < 0)
+			if (i > 0 && lookup(&r, (int)i - 1, (int)i) < 0)
 				return -ENOENT;
+			if (i == 0)
+				r = io->in[0];
 		} else {
 			r = io->in[i];
 		}
@@ -344,7 +366,8 @@ mirror(struct io *io, struct rte_mbuf *m)
 		return;
 	}
 	io->st->mirrored++;
-	io->st->port[mp].tx += rte_eth_tx_buffer(io->conf->ports[mp].port_id, 0, io->tx[mp].buf, c);
+	io->st->port[mp].tx += rte_eth_tx_buffer(io->conf->ports[mp].port_id, io->txq,
+						 io->tx[mp].buf, c);
 }
 
 static inline uint32_t
@@ -371,8 +394,9 @@ tx_side(struct io *io)
 			}
 			if (unlikely(meta->flags & MPE_META_MIRROR) && io->mirror != MPE_PORT_NONE)
 				mirror(io, pkts[i]);
-			io->st->port[out].tx += rte_eth_tx_buffer(conf->ports[out].port_id, 0,
-								  io->tx[out].buf, pkts[i]);
+			io->st->port[out].tx += rte_eth_tx_buffer(conf->ports[out].port_id,
+								  io->txq, io->tx[out].buf,
+								  pkts[i]);
 		}
 		total += n;
 	}
@@ -385,15 +409,15 @@ tx_flush(struct io *io)
 	unsigned int i;
 
 	for (i = 0; i < io->conf->nb_ports; i++)
-		io->st->port[i].tx += rte_eth_tx_buffer_flush(io->conf->ports[i].port_id, 0,
-							      io->tx[i].buf);
+		io->st->port[i].tx += rte_eth_tx_buffer_flush(io->conf->ports[i].port_id,
+							      io->txq, io->tx[i].buf);
 }
 
 /* The loop, until the engine stops. Hot, or GCC compiles it for size, unaligned, among the
  * cold code: rte_log() is declared cold, and mpe_io_main() logs on its way out, so its
  * guessed profile takes everything before that as never executed. */
 static __rte_noinline __rte_hot void
-io_loop(struct io *io, const struct mpe_conf *conf)
+io_loop(struct io *io)
 {
 	uint64_t flush_cycles = rte_get_tsc_hz() * TX_FLUSH_US / US_PER_S, last_flush = 0;
 	uint64_t wait_from = 0; /* where the current run of polls with the rings full began */
@@ -401,7 +425,6 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 	 * receive only, and reads no clock while it receives (a TSC read costs as much as a
 	 * packet's hash); it reads one on each poll that waits for the workers. */
 	const int tx = io->nb_out > 0;
-	unsigned int i;
 
 	while (!stopping(io)) {
 		uint64_t t0 = tx ? rte_rdtsc() : 0;
@@ -424,14 +447,10 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 				io->st->io.wait_cycles += rte_rdtsc() - wait_from;
 				wait_from = 0;
 			}
-			for (i = 0; i < conf->nb_ports; i++) {
-				if (!conf->ports[i].rx)
-					continue;
-				/* with backpressure, stop receiving at the first full ring */
-				for (q = 0; q < conf->ports[i].rx_queues && left == 0; q++) {
-					got += rx_burst(io, (uint16_t)i, (uint16_t)q);
-					left = flush_all_pending(io);
-				}
+			/* with backpressure, stop receiving at the first full ring */
+			for (q = 0; q < io->nb_rxq && left == 0; q++) {
+				got += rx_burst(io, io->rxq[q].port, io->rxq[q].queue);
+				left = flush_all_pending(io);
 			}
 		} else {
 			wait_from = 0; /* paused, or nothing to receive: nobody waits for workers */
@@ -462,9 +481,9 @@ io_loop(struct io *io, const struct mpe_conf *conf)
 }
 
 int
-mpe_io_prepare(struct mpe_primary *p)
+mpe_io_prepare(struct mpe_primary *p, unsigned int k)
 {
-	unsigned int lcore = p->shm->conf.io_lcore;
+	unsigned int lcore = p->shm->conf.io[k].lcore;
 	struct io *io;
 	int rc;
 
@@ -472,41 +491,48 @@ mpe_io_prepare(struct mpe_primary *p)
 				rte_lcore_to_socket_id(lcore));
 	if (io == NULL)
 		return -ENOMEM;
-	rc = io_init(io, p, rte_lcore_to_socket_id(lcore));
+	rc = io_init(io, p, k, rte_lcore_to_socket_id(lcore));
 	if (rc < 0) {
 		io_fini(io);
 		rte_free(io);
 		return rc;
 	}
-	p->io = io;
+	p->io[k] = io;
 	return 0;
 }
 
 void
 mpe_io_release(struct mpe_primary *p)
 {
-	struct io *io = p->io;
+	unsigned int k;
 
-	if (io == NULL)
-		return;
-	io_fini(io);
-	rte_free(io);
-	p->io = NULL;
+	for (k = 0; k < MPE_MAX_IO; k++) {
+		struct io *io = p->io[k];
+
+		if (io == NULL)
+			continue;
+		io_fini(io);
+		rte_free(io);
+		p->io[k] = NULL;
+	}
 }
 
 int
 mpe_io_main(void *arg)
 {
-	struct mpe_primary *p = arg;
-	const struct mpe_conf *conf = &p->shm->conf;
-	struct io *io = p->io;
+	struct io *io = arg;
 	unsigned int i;
 
 	io->st->running = 1;
-	MPE_LOG(INFO, io, "I/O loop on lcore %u: %u ports, %u input and %u output rings",
-		rte_lcore_id(), conf->nb_ports, io->nb_in, io->nb_out);
+	if (io->nb_out > 0)
+		MPE_LOG(INFO, io, "I/O loop %u on lcore %u: %u port queues, TX queue %u, %u input "
+			"and %u output rings", io->k, rte_lcore_id(), io->nb_rxq, io->txq,
+			io->nb_in, io->nb_out);
+	else
+		MPE_LOG(INFO, io, "I/O loop %u on lcore %u: %u port queues, receive only, %u "
+			"input rings", io->k, rte_lcore_id(), io->nb_rxq, io->nb_in);
 
-	io_loop(io, conf);
+	io_loop(io);
 	/* Final: what the workers left in the output rings still goes out. */
 	while (tx_side(io) > 0)
 		;

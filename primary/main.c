@@ -86,23 +86,32 @@ start_workers(struct mpe_primary *p, const struct mpe_conf *conf)
 	return rc;
 }
 
+/* Every I/O lcore, each prepared before any is launched: a failure stops the start with its
+ * cause and no loop running. */
 static int
 start_io(struct mpe_primary *p, const struct mpe_conf *conf)
 {
-	int rc = mpe_io_prepare(p);
+	unsigned int k;
+	int rc;
 
-	if (rc < 0) {
-		MPE_LOG(ERR, engine, "I/O lcore %u: cannot start: %s", conf->io_lcore,
-			strerror(-rc));
-		return rc;
+	for (k = 0; k < conf->nb_io; k++) {
+		rc = mpe_io_prepare(p, k);
+		if (rc < 0) {
+			MPE_LOG(ERR, engine, "I/O lcore %u: cannot start: %s", conf->io[k].lcore,
+				strerror(-rc));
+			return rc;
+		}
 	}
-	rc = rte_eal_remote_launch(mpe_io_main, p, conf->io_lcore);
-	if (rc == 0)
-		p->io_launched = 1;
-	else
-		MPE_LOG(ERR, engine, "I/O lcore %u: cannot launch: %s", conf->io_lcore,
-			strerror(-rc));
-	return rc;
+	for (k = 0; k < conf->nb_io; k++) {
+		rc = rte_eal_remote_launch(mpe_io_main, p->io[k], conf->io[k].lcore);
+		if (rc != 0) {
+			MPE_LOG(ERR, engine, "I/O lcore %u: cannot launch: %s", conf->io[k].lcore,
+				strerror(-rc));
+			return rc;
+		}
+		p->io_launched[k] = 1;
+	}
+	return 0;
 }
 
 int

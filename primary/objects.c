@@ -65,7 +65,8 @@ ring_ends(const struct mpe_conf *conf, int ends[][2])
 static int
 end_shares_cpu(const struct mpe_primary *p, int end)
 {
-	return end == MPE_END_IO ? p->io_yield_idle : (int)p->shm->workers[end].ctl.yield_idle;
+	return MPE_END_IS_IO(end) ? p->io_yield_idle[MPE_END_IO_INDEX(end)] :
+				    (int)p->shm->workers[end].ctl.yield_idle;
 }
 
 /* Ring lengths. A lcore that shares its CPU with another polling lcore is off it while the
@@ -207,18 +208,18 @@ static void
 mark_shared_cpus(struct mpe_primary *p)
 {
 	const struct mpe_conf *conf = &p->shm->conf;
-	cpu_set_t io_cpus, both;
-	unsigned int i, j;
-	int io = mpe_config_io_used(conf);
+	cpu_set_t io_cpus[MPE_MAX_IO], both;
+	unsigned int i, j, k;
 
-	CPU_ZERO(&io_cpus);
-	if (io)
-		io_cpus = rte_lcore_cpuset(conf->io_lcore);
+	for (k = 0; k < conf->nb_io; k++)
+		io_cpus[k] = rte_lcore_cpuset(conf->io[k].lcore);
 	for (i = 0; i < conf->nb_workers; i++) {
 		int shared = 0;
 
-		CPU_AND(&both, &p->cpus[i], &io_cpus);
-		shared = io && CPU_COUNT(&both) > 0;
+		for (k = 0; k < conf->nb_io && !shared; k++) {
+			CPU_AND(&both, &p->cpus[i], &io_cpus[k]);
+			shared = CPU_COUNT(&both) > 0;
+		}
 		for (j = 0; j < conf->nb_workers && !shared; j++) {
 			CPU_AND(&both, &p->cpus[i], &p->cpus[j]);
 			shared = j != i && CPU_COUNT(&both) > 0;
@@ -227,20 +228,29 @@ mark_shared_cpus(struct mpe_primary *p)
 		/* until a standby takes its place (launch_process.c) */
 		p->shm->workers[i].ctl.lcore = conf->workers[i].lcore;
 		init_life(&p->shm->workers[i].status.life);
-		CPU_AND(&both, &p->cpus[i], &io_cpus);
-		if (io && CPU_COUNT(&both) > 0) {
-			p->io_yield_idle = 1;
-			p->io_shares[i] = 1;
+		for (k = 0; k < conf->nb_io; k++) {
+			CPU_AND(&both, &p->cpus[i], &io_cpus[k]);
+			if (CPU_COUNT(&both) > 0) {
+				p->io_yield_idle[k] = 1;
+				p->io_shares[k][i] = 1;
+			}
 		}
 		if (shared)
 			MPE_LOG(NOTICE, engine, "worker %u: lcore %u shares its CPU with another "
 				"polling lcore: it yields the CPU when a poll finds nothing", i,
 				conf->workers[i].lcore);
 	}
-	if (p->io_yield_idle)
-		MPE_LOG(NOTICE, engine, "I/O lcore %u shares its CPU with a worker: it yields the "
-			"CPU when a loop moves nothing, or when that worker's input ring fills",
-			conf->io_lcore);
+	for (k = 0; k < conf->nb_io; k++) {
+		/* I/O lcores that share a CPU take turns as a worker does */
+		for (j = 0; j < conf->nb_io && !p->io_yield_idle[k]; j++) {
+			CPU_AND(&both, &io_cpus[k], &io_cpus[j]);
+			p->io_yield_idle[k] = j != k && CPU_COUNT(&both) > 0;
+		}
+		if (p->io_yield_idle[k])
+			MPE_LOG(NOTICE, engine, "I/O lcore %u shares its CPU with another polling "
+				"lcore: it yields the CPU when a loop moves nothing, or when a worker "
+				"there has a good share of its input ring", conf->io[k].lcore);
+	}
 }
 
 /* NIC-bound hosts isolate the CPUs their polling lcores run on; say so when they do not. */
@@ -306,16 +316,19 @@ mpe_objects_create(struct mpe_primary *p, const struct mpe_conf *conf)
 		.size = sizeof(struct mpe_meta),
 		.align = __alignof__(struct mpe_meta),
 	};
-	int ends[2 * MPE_MAX_WORKERS][2];
-	uint32_t sizes[2 * MPE_MAX_WORKERS], mbufs;
+	int ends[MPE_MAX_RINGS][2];
+	uint32_t sizes[MPE_MAX_RINGS], mbufs;
 	unsigned int n, i;
 	int off, rc;
 
-	if (mpe_config_io_used(conf) &&
-	    (!rte_lcore_is_enabled(conf->io_lcore) || conf->io_lcore == rte_get_main_lcore())) {
-		MPE_LOG(ERR, engine, "io_lcore %u is %s: enable it with -l/--lcores and keep it off "
-			"the main lcore", conf->io_lcore,
-			conf->io_lcore == rte_get_main_lcore() ? "the main lcore" : "not enabled");
+	for (i = 0; i < conf->nb_io; i++) {
+		unsigned int lc = conf->io[i].lcore;
+
+		if (rte_lcore_is_enabled(lc) && lc != rte_get_main_lcore())
+			continue;
+		MPE_LOG(ERR, engine, "%s %u is %s: enable it with -l/--lcores and keep it off the "
+			"main lcore", conf->io_implicit ? "io_lcore" : "I/O lcore", lc,
+			lc == rte_get_main_lcore() ? "the main lcore" : "not enabled");
 		return -EINVAL;
 	}
 	off = rte_mbuf_dynfield_register(&meta_desc);

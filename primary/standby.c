@@ -60,7 +60,7 @@ mpe_standby_check(struct mpe_primary *p)
 
 	for (lc = 1; lc < RTE_MAX_LCORE && k < conf->standby; lc++) {
 		if (lc == rte_get_main_lcore() || rte_lcore_is_enabled(lc) ||
-		    (mpe_config_io_used(conf) && lc == conf->io_lcore))
+		    mpe_config_is_io_lcore(conf, lc))
 			continue;
 		for (i = 0; i < conf->nb_workers && conf->workers[i].lcore != lc; i++)
 			;

@@ -39,9 +39,12 @@ void
 mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
 {
 	const struct mpe_conf *conf = &shm->conf;
+	struct mpe_io_stats io;
 	unsigned int i;
 
 	memset(t, 0, sizeof(*t));
+	/* with no I/O lcore, io[0] holds what shutdown found in the rings */
+	mpe_io_sum(shm->io, RTE_MAX(conf->nb_io, (uint16_t)1), &io);
 	/* workers that poll the ports count what they received, those that transmit
 	 * themselves what they sent; the I/O lcore counts the rest on its ports */
 	for (i = 0; i < conf->nb_workers; i++) {
@@ -56,13 +59,13 @@ mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
 	}
 	if (conf->shape != MPE_SHAPE_RSS) {
 		for (i = 0; i < conf->nb_ports; i++) {
-			t->in += shm->io.port[i].rx;
+			t->in += io.port[i].rx;
 			/* the mirror port sends copies: not packets of the stream */
 			if (i != conf->mirror_port)
-				t->out += shm->io.port[i].tx;
+				t->out += io.port[i].tx;
 		}
 	}
-	add_drops(t, &shm->io.io);
+	add_drops(t, &io.io);
 	add_drops(t, &shm->sup);
 }
 
@@ -132,9 +135,13 @@ print_inspection(const struct mpe_shared *shm, FILE *out)
 {
 	const struct mpe_conf *conf = &shm->conf;
 	const struct mpe_ruleset *rs = shm->ruleset;
-	uint64_t mirrored = shm->io.mirrored, mirror_drops = shm->io.mirror_drops;
+	struct mpe_io_stats io;
+	uint64_t mirrored, mirror_drops;
 	unsigned int i;
 
+	mpe_io_sum(shm->io, conf->nb_io, &io);
+	mirrored = io.mirrored;
+	mirror_drops = io.mirror_drops;
 	if (rs != NULL) {
 		fprintf(out, "  acl: generation %u, %u rules from %s\n", rs->generation, rs->nb_rules,
 			rs->file);
@@ -178,6 +185,7 @@ void
 mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 {
 	const struct mpe_conf *conf = &shm->conf;
+	struct mpe_io_stats io;
 	struct mpe_totals t;
 	unsigned int i, s;
 	char what[64];
@@ -185,23 +193,24 @@ mpe_stats_summary(const struct mpe_shared *shm, FILE *out)
 	fprintf(out, "mpe summary (%s build, shape %s, %u workers)\n",
 		shm->worker_model ? "thread" : "process", mpe_config_shape_name(conf->shape),
 		conf->nb_workers);
+	mpe_io_sum(shm->io, conf->nb_io, &io);
 	for (i = 0; i < conf->nb_ports; i++) {
 		snprintf(what, sizeof(what), "port %u (%s)", i, conf->ports[i].device);
 		if (mpe_config_io_used(conf))
-			print_counters(out, what, &shm->io.port[i], shm->tsc_hz);
+			print_counters(out, what, &io.port[i], shm->tsc_hz);
 		else
 			fprintf(out, "  %s\n", what);
 	}
-	if (conf->shape != MPE_SHAPE_RSS) {
-		/* with no I/O lcore, what shutdown found in the rings is still counted here */
+	/* with no I/O lcore, what shutdown found in the rings is still counted in io[0] */
+	for (i = 0; conf->shape != MPE_SHAPE_RSS && i < RTE_MAX(conf->nb_io, (uint16_t)1); i++) {
 		if (mpe_config_io_used(conf))
-			snprintf(what, sizeof(what), "io (lcore %u)", conf->io_lcore);
+			snprintf(what, sizeof(what), "io (lcore %u)", conf->io[i].lcore);
 		else
 			snprintf(what, sizeof(what), "rings (no I/O lcore)");
-		print_counters(out, what, &shm->io.io, shm->tsc_hz);
-		if (shm->io.yields_fill != 0)
+		print_counters(out, what, &shm->io[i].io, shm->tsc_hz);
+		if (shm->io[i].yields_fill != 0)
 			fprintf(out, "    gave its CPU %" PRIu64 " times to a worker on it whose input "
-				"ring was half full\n", shm->io.yields_fill);
+				"ring was half full\n", shm->io[i].yields_fill);
 	}
 	for (i = 0; i < conf->nb_workers; i++) {
 		const struct mpe_worker_slot *slot = &shm->workers[i];

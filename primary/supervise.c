@@ -244,14 +244,26 @@ mpe_supervise_run(struct mpe_primary *p)
 	MPE_LOG(INFO, engine, "stopping: draining rings, then workers, then ports");
 }
 
-/* Rings are empty and nothing waits in the I/O lcore. */
+/* Packets received but not yet in a ring, in every I/O lcore. */
+static unsigned int
+io_pending(const struct mpe_primary *p)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < p->shm->conf.nb_io; k++)
+		n += p->shm->io[k].pending;
+	return n;
+}
+
+/* Rings are empty and nothing waits in the I/O lcores. */
 static int
 drained(const struct mpe_primary *p)
 {
 	unsigned int i;
 
-	if (p->shm->io.pending != 0)
-		return 0;
+	for (i = 0; i < p->shm->conf.nb_io; i++)
+		if (p->shm->io[i].pending != 0)
+			return 0;
 	for (i = 0; i < p->nb_rings; i++) {
 		int c = p->ring_consumer[i];
 
@@ -313,7 +325,7 @@ drain(struct mpe_primary *p)
 		MPE_LOG(WARNING, engine, "drain: not finished after %u ms (drain_timeout_ms): "
 			"%u packets pending in the I/O lcore, %" PRId64 " neither sent nor "
 			"counted; what is left is counted as shutdown drops", conf->drain_timeout_ms,
-			p->shm->io.pending, (int64_t)(t.in - t.out - t.dropped));
+			io_pending(p), (int64_t)(t.in - t.out - t.dropped));
 		for (i = 0; i < p->nb_rings; i++)
 			if (rte_ring_count(p->rings[i]) != 0)
 				MPE_LOG(WARNING, engine, "drain: ring %s holds %u", p->rings[i]->name,
@@ -332,7 +344,7 @@ empty_rings(struct mpe_primary *p)
 		while ((n = rte_ring_sc_dequeue_burst(p->rings[i], (void **)pkts, RTE_DIM(pkts),
 						     NULL)) > 0) {
 			rte_pktmbuf_free_bulk(pkts, n);
-			p->shm->io.io.drops[MPE_DROP_SHUTDOWN] += n;
+			p->shm->io[0].io.drops[MPE_DROP_SHUTDOWN] += n;
 		}
 }
 
@@ -345,7 +357,7 @@ mpe_supervise_shutdown(struct mpe_primary *p, int workers_started)
 		const struct mpe_conf *conf = &p->shm->conf;
 
 		/* a pipeline whose first worker receives drains its rings with no I/O lcore */
-		if ((p->io_launched || (conf->shape == MPE_SHAPE_PIPELINE && workers_started)) &&
+		if ((p->io_launched[0] || (conf->shape == MPE_SHAPE_PIPELINE && workers_started)) &&
 		    p->shm->run_state == MPE_RUN_ACTIVE)
 			drain(p);
 		if (workers_started)
@@ -353,9 +365,11 @@ mpe_supervise_shutdown(struct mpe_primary *p, int workers_started)
 		else
 			mpe_worker_log_fini(); /* started by mpe_launch_check, before the ports */
 		p->shm->run_state = MPE_RUN_STOP;
-		if (p->io_launched) {
-			rte_eal_wait_lcore(conf->io_lcore);
-			p->io_launched = 0;
+		for (i = 0; i < conf->nb_io; i++) {
+			if (!p->io_launched[i])
+				continue;
+			rte_eal_wait_lcore(conf->io[i].lcore);
+			p->io_launched[i] = 0;
 		}
 		mpe_io_release(p);
 		empty_rings(p);

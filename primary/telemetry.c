@@ -175,6 +175,7 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct rte_tel_data *ports, *io;
 	struct mpe_totals t;
 	uint64_t full;
+	struct mpe_io_stats sum;
 	unsigned int i;
 	int rc;
 
@@ -201,12 +202,15 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	io = new_dict();
 	if (io == NULL)
 		return -ENOMEM;
-	full = shm->io.full_polls;
+	/* of every I/O lcore, added up */
+	for (i = 0, full = 0; i < conf->nb_io; i++)
+		full += shm->io[i].full_polls;
 	rte_smp_rmb();
-	rte_tel_data_add_dict_u64(io, "polls", shm->io.io.polls);
+	mpe_io_sum(shm->io, conf->nb_io, &sum);
+	rte_tel_data_add_dict_u64(io, "polls", sum.io.polls);
 	if (mpe_config_io_receives(conf)) {
 		rte_tel_data_add_dict_u64(io, "full_polls", full);
-		rte_tel_data_add_dict_u64(io, "wait_cycles", shm->io.io.wait_cycles);
+		rte_tel_data_add_dict_u64(io, "wait_cycles", sum.io.wait_cycles);
 	}
 	rc = add_child(d, "io", io);
 	if (rc < 0)
@@ -224,8 +228,8 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		}
 		snprintf(key, sizeof(key), "%u", i);
 		rte_tel_data_add_dict_string(port, "device", conf->ports[i].device);
-		rte_tel_data_add_dict_u64(port, "rx", shm->io.port[i].rx);
-		rte_tel_data_add_dict_u64(port, "tx", shm->io.port[i].tx);
+		rte_tel_data_add_dict_u64(port, "rx", sum.port[i].rx);
+		rte_tel_data_add_dict_u64(port, "tx", sum.port[i].tx);
 		if (add_child(ports, key, port) < 0) {
 			rte_tel_data_free(ports);
 			return -ENOMEM;

@@ -15,6 +15,8 @@
 #define MPE_MAX_STAGES 8 /* stages one worker runs */
 #define MPE_MAX_QUEUES 16
 #define MPE_MAX_IO 4 /* I/O lcores ([io N] sections) */
+/* rings: one per (I/O lcore, worker) pair in each direction at most */
+#define MPE_MAX_RINGS (2 * MPE_MAX_IO * MPE_MAX_WORKERS)
 #define MPE_MAX_BURST 256
 #define MPE_DEVNAME_LEN 64
 #define MPE_PORT_NONE UINT16_MAX
@@ -190,6 +192,18 @@ static inline int
 mpe_config_io_receives(const struct mpe_conf *c)
 {
 	return mpe_config_io_used(c) && !mpe_config_worker_receives(c, 0);
+}
+
+/* 1 when @lcore is one of the I/O lcores (conf.io[], once checked). */
+static inline int
+mpe_config_is_io_lcore(const struct mpe_conf *c, unsigned int lcore)
+{
+	unsigned int k;
+
+	for (k = 0; k < c->nb_io; k++)
+		if (c->io[k].lcore == lcore)
+			return 1;
+	return 0;
 }
 
 /* 1 when I/O lcore @k (of conf.io[]) receives: it polls some queue. */

@@ -148,6 +148,14 @@ check_io(struct parser *p, struct mpe_conf *c)
 				report(p, loc_line(p, sect, "lcore"), "lcore",
 				       "%u already used by [io %u]", io->lcore, j);
 		given |= io->rx_given;
+		/* a pipeline's last worker hands its packets to one I/O lcore: [io 0] unless
+		 * another says tx = on */
+		if (c->shape == MPE_SHAPE_PIPELINE && i > 0 && loc_line(p, sect, "tx") == 0)
+			io->tx = 0;
+		if (c->shape == MPE_SHAPE_PIPELINE && io->tx && tx > 0 && !c->tx_workers)
+			report(p, loc_line(p, sect, "tx") > 0 ? loc_line(p, sect, "tx") : io->line,
+			       "tx", "on in a second [io N]: a pipeline's last worker hands its "
+			       "packets to one I/O lcore (tx = off in the others)");
 		if (c->tx_workers) {
 			if (loc_line(p, sect, "tx") > 0 && io->tx)
 				report(p, loc_line(p, sect, "tx"), "tx", "on, but the workers "
