@@ -15,8 +15,10 @@
 # With STANDBY 0, no standby: each killed worker is respawned, and the process started in its
 # place finishes the burst (rss only: a dead worker's queues wait for it, where the I/O
 # lcore would drop what is bound for a worker that is down).
-# Usage: life_carry.sh SHAPE KILLS [SIGNALS [STANDBY]]   (SHAPE: distributor, pipeline or rss;
-# SIGNALS: comma-separated, default KILL; STANDBY: 1 or 0, default 1)
+# With IO 2 (distributor, pipeline): two I/O lcores, each polling one of two RX queues, so
+# that the workers take bursts from two input rings and the hands name which.
+# Usage: life_carry.sh SHAPE KILLS [SIGNALS [STANDBY [IO]]]   (SHAPE: distributor, pipeline
+# or rss; SIGNALS: comma-separated, default KILL; STANDBY: 1 or 0, default 1; IO: 1 or 2)
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=${1:-distributor}
@@ -25,6 +27,7 @@ IFS=, read -r -a SIGS <<< "${3:-KILL}"
 mixed=0
 [ "${3:-KILL}" != KILL ] && mixed=1
 STANDBY=${4:-1}
+IO=${5:-1}
 PACKETS=${MPE_TEST_PACKETS:-120000}
 cfg=$TMP/engine.ini
 queues=1
@@ -53,11 +56,19 @@ stages = parse,flow,acl,burn,fwd'
 	nw=2 flow_workers='0 1'
 	[ "$SHAPE" = rss ] && queues=2 ;;
 esac
+io='io_lcore = 1'
+if [ "$IO" = 2 ]; then
+	queues=2 io='[io 0]
+lcore = 1
+
+[io 1]
+lcore = 6'
+	LCORES+=",6@$((6 % NCPU))" # 5 is mpe-ringio's
+fi
 printf '%s\n' "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 6/0xff count 10" > "$TMP/count.rules"
 cat > "$cfg" <<EOF2
 [engine]
 shape = $SHAPE
-io_lcore = 1
 standby = $STANDBY
 backpressure = on
 restart_max = 1000
@@ -70,6 +81,7 @@ rules = $TMP/count.rules
 [port 0]
 device = net_ring0
 peer = 1
+rx_queues = $queues
 
 [port 1]
 device = net_ring1
@@ -77,6 +89,8 @@ rx = off
 
 $workers
 EOF2
+# an engine line of its own, or I/O lcore sections
+if [ "$IO" = 2 ]; then printf '\n%s\n' "$io" >> "$cfg"; else sed -i "s/^shape = $SHAPE$/&\n$io/" "$cfg"; fi
 "$PCAPGEN" -o "$TMP/in.pcap" -n "$PACKETS" -f 200 --bidir --seed 11 > /dev/null
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_ring0 --vdev net_ring1 -- -c "$cfg"
