@@ -420,6 +420,32 @@ check_standby(const struct mpe_args *a, const struct mpe_conf *conf)
 	return 0;
 }
 
+/* --check with several I/O lcores: what each polls, and whether it transmits. */
+static void
+print_io(const struct mpe_conf *conf)
+{
+	unsigned int k, i, q;
+
+	for (k = 0; k < conf->nb_io; k++) {
+		const char *sep = "";
+
+		printf("I/O lcore %u ([io %u]): receives from", conf->io[k].lcore, k);
+		for (i = 0; i < conf->nb_ports; i++)
+			for (q = 0; q < MPE_MAX_QUEUES; q++)
+				if ((conf->io[k].rxq[i] >> q) & 1) {
+					printf("%s port %u queue %u", sep, i, q);
+					sep = ",";
+				}
+		if (*sep == '\0')
+			printf(" nothing");
+		if (conf->io[k].tx)
+			printf("; transmits on TX queue %u of every port\n",
+			       mpe_config_io_txq(conf, k));
+		else
+			printf("; transmits nothing\n");
+	}
+}
+
 int
 mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf)
 {
@@ -438,6 +464,8 @@ mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf)
 	if (a->check)
 		printf("%s: OK: shape %s, %u ports, %u workers\n", a->config,
 		       mpe_config_shape_name(conf->shape), conf->nb_ports, conf->nb_workers);
+	if (a->check && conf->nb_io > 1)
+		print_io(conf);
 	if (a->print_config)
 		mpe_config_dump(conf, stdout);
 	return 0;

@@ -155,6 +155,15 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_u64(lcores, conf->workers[i].lcore);
 	if (add_child(d, "lcores", lcores) < 0)
 		return -ENOMEM;
+	/* every I/O lcore ([io N] sections; io_lcore is the first) */
+	lcores = rte_tel_data_alloc();
+	if (lcores == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_array(lcores, RTE_TEL_U64_VAL);
+	for (i = 0; i < conf->nb_io; i++)
+		rte_tel_data_add_array_u64(lcores, conf->io[i].lcore);
+	if (add_child(d, "io_lcores", lcores) < 0)
+		return -ENOMEM;
 	rte_tel_data_add_dict_u64(
 		d, "uptime_s", shm->tsc_hz == 0 ? 0 : (rte_rdtsc() - shm->start_tsc) / shm->tsc_hz);
 	rte_tel_data_add_dict_int(d, "primary_pid", shm->primary_pid);
@@ -975,8 +984,8 @@ static const struct {
 	const char *help; /* the library keeps RTE_TEL_MAX_STRING_LEN - 1 bytes */
 } commands[] = {
 	{"/mpe/info", cmd_info_locked,
-	 HELP("Engine: version, model, shape, workers, io_lcore (-1: none), lcores, uptime_s, "
-	 "primary_pid, tsc_hz, standby[_parked]")},
+	 HELP("Engine: version, model, shape, workers, io_lcore[s] (-1: none), lcores, "
+	 "uptime_s, primary_pid, tsc_hz, standby[_parked]")},
 	{"/mpe/stats", cmd_stats_locked,
 	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx, io polls, full_polls, "
 	 "wait_cycles (ring shapes). No parameters")},

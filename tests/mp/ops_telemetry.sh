@@ -94,7 +94,7 @@ check "/mpe/info: keys and types" jtest "$t.info" 'has(v, version=str, model=str
 	and all(is_int(x) for x in v["lcores"])'
 check "/mpe/info: model $MODEL, 2 workers on lcores 2 and 3, shape distributor, io_lcore 1" \
 	jtest "$t.info" "v['model'] == '$MODEL' and v['workers'] == 2 and v['lcores'] == [2, 3]
-	and v['shape'] == 'distributor' and v['io_lcore'] == 1"
+	and v['shape'] == 'distributor' and v['io_lcore'] == 1 and v['io_lcores'] == [1]"
 check "/mpe/info: primary_pid is the primary ($PRIMARY_PID), version set" \
 	jtest "$t.info" "v['primary_pid'] == $PRIMARY_PID and len(v['version']) > 0"
 

@@ -51,7 +51,10 @@ lcore = 4
 $workers
 EOF2
 "$PRIMARY" --check -c "$TMP/engine.ini" > "$TMP/check.out" 2>&1 || true
-check "--check accepts two I/O lcores" grep -q "OK" "$TMP/check.out"
+check "--check accepts two I/O lcores and says what each polls" \
+	cond 'grep -q ": OK: shape" "$TMP/check.out" &&
+	      grep -q "^I/O lcore 1 (\[io 0\]): receives from port 0 queue 0; transmits on TX queue 0" "$TMP/check.out" &&
+	      grep -q "^I/O lcore 4 (\[io 1\]): receives from port 0 queue 1; transmits" "$TMP/check.out"'
 "$PCAPGEN" -o "$TMP/in.pcap" -n "$PACKETS" -f 200 --bidir --seed 5 > /dev/null
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" --vdev net_ring0 --vdev net_ring1 -- -c "$TMP/engine.ini"
@@ -69,6 +72,8 @@ rc=0
 ringio --queues 2 --timeout 5000 --collect "$TMP/out.pcap" || rc=$?
 check "mpe-ringio got back as many packets as it sent" [ "$rc" = 0 ]
 check "the same packets came out, per-flow order kept" "$PCAPCMP" -q "$TMP/in.pcap" "$TMP/out.pcap"
+"$CLIENT" "$PREFIX" /mpe/info > "$TMP/info.json"
+check "/mpe/info lists both I/O lcores" jtest "$TMP/info.json" 'v["io_lcores"] == [1, 4] and v["io_lcore"] == 1'
 "$CLIENT" "$PREFIX" /mpe/stats > "$TMP/stats.json"
 JTEST_DEFS="N = $PACKETS" check "in = out = $PACKETS, nothing dropped" \
 	jtest "$TMP/stats.json" 'v["in"] == N and v["out"] == N and v["dropped"] == 0'

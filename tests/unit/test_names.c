@@ -126,6 +126,77 @@ test_flow_names(void)
 	CHECK(mpe_names_flow(buf, 5, 0) == -ENAMETOOLONG, "5 bytes accepted");
 }
 
+/* A configuration of @shape with @nb_workers workers and I/O lcores @rx[k] / @tx[k]. */
+static void
+io_conf(struct mpe_conf *c, uint32_t shape, unsigned int nb_workers, unsigned int nb_io,
+	const int *rx, const int *tx)
+{
+	unsigned int k;
+
+	memset(c, 0, sizeof(*c));
+	c->shape = shape;
+	c->nb_workers = (uint16_t)nb_workers;
+	c->nb_ports = 1;
+	c->ports[0].rx = 1;
+	c->ports[0].rx_queues = (uint16_t)nb_io;
+	c->nb_io = (uint16_t)nb_io;
+	for (k = 0; k < nb_io; k++) {
+		c->io[k].lcore = (uint16_t)(10 + k);
+		c->io[k].rxq[0] = rx[k] ? (uint16_t)(1u << k) : 0;
+		c->io[k].tx = (uint16_t)tx[k];
+	}
+}
+
+/* Which rings a worker has, with several I/O lcores: one input per I/O lcore that receives,
+ * one output per I/O lcore that transmits, and each input's packets leave through the I/O
+ * lcore that transmits for its own. */
+static void
+test_worker_rings(void)
+{
+	static const int all[3] = {1, 1, 1}, rx_only0[2] = {1, 0}, tx_only1[2] = {0, 1};
+	static const int rx_only1[3] = {0, 1, 1}, tx_02[3] = {1, 0, 1};
+	struct mpe_conf c;
+	int from[MPE_MAX_IO], to[MPE_MAX_IO];
+	unsigned int nb_in, nb_out;
+	uint8_t out_of[MPE_MAX_IO];
+
+	/* distributor, three I/O lcores that receive and transmit: each input to its own */
+	io_conf(&c, MPE_SHAPE_DISTRIBUTOR, 2, 3, all, all);
+	mpe_names_worker_rings(&c, 1, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 3 && nb_out == 3, "%u in, %u out", nb_in, nb_out);
+	CHECK(from[0] == MPE_END_IO && from[2] == MPE_END_IO_K(2) && to[1] == MPE_END_IO_K(1),
+	      "ends %d %d %d", from[0], from[2], to[1]);
+	CHECK(out_of[0] == 0 && out_of[1] == 1 && out_of[2] == 2, "out_of %u %u %u", out_of[0],
+	      out_of[1], out_of[2]);
+	/* one receives, the other transmits */
+	io_conf(&c, MPE_SHAPE_DISTRIBUTOR, 1, 2, rx_only0, tx_only1);
+	mpe_names_worker_rings(&c, 0, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 1 && nb_out == 1 && from[0] == MPE_END_IO && to[0] == MPE_END_IO_K(1) &&
+	      out_of[0] == 0, "%u in (%d), %u out (%d), out_of %u", nb_in, from[0], nb_out,
+	      to[0], out_of[0]);
+	/* [io 1] receives only: its packets leave through a transmitting one in turn */
+	io_conf(&c, MPE_SHAPE_DISTRIBUTOR, 1, 3, rx_only1, tx_02);
+	mpe_names_worker_rings(&c, 0, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 2 && nb_out == 2 && from[0] == MPE_END_IO_K(1) &&
+	      from[1] == MPE_END_IO_K(2) && to[0] == MPE_END_IO && to[1] == MPE_END_IO_K(2),
+	      "%u in, %u out", nb_in, nb_out);
+	CHECK(out_of[1] == 1 && out_of[0] < 2, "out_of %u %u", out_of[0], out_of[1]);
+	/* pipeline: the first stage takes from each I/O lcore, the middle from the stage before
+	 * it, the last hands to the one that transmits */
+	io_conf(&c, MPE_SHAPE_PIPELINE, 3, 2, rx_only0 + 0, tx_only1);
+	c.io[1].rxq[0] = 2;
+	mpe_names_worker_rings(&c, 0, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 2 && nb_out == 1 && to[0] == 1, "first: %u in, %u out", nb_in, nb_out);
+	mpe_names_worker_rings(&c, 1, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 1 && from[0] == 0 && nb_out == 1 && to[0] == 2, "middle");
+	mpe_names_worker_rings(&c, 2, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 1 && from[0] == 1 && nb_out == 1 && to[0] == MPE_END_IO_K(1), "last");
+	/* rss: none */
+	c.shape = MPE_SHAPE_RSS;
+	mpe_names_worker_rings(&c, 0, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 0 && nb_out == 0, "rss: %u in, %u out", nb_in, nb_out);
+}
+
 int
 main(void)
 {
@@ -137,6 +208,8 @@ main(void)
 		 test_names_for_all_workers_distinct_and_fit},
 		{"mpe_names_flow: one table name per worker, within MPE_FLOW_NAME_MAX; bad input "
 		 "refused", test_flow_names},
+		{"mpe_names_worker_rings: an input per I/O lcore that receives, an output per one "
+		 "that transmits, each input to its own path", test_worker_rings},
 	};
 
 	run_ring_cases();
