@@ -167,18 +167,20 @@ io_init(struct io *io, struct mpe_primary *p, unsigned int k, int socket)
 		for (i = 0; i < RETA_SIZE; i++)
 			io->reta[i] = (uint8_t)(i % conf->nb_workers);
 	}
-	for (i = 0; i < conf->nb_workers && io->nb_in > 0; i++) {
+	for (i = 0; i < conf->nb_workers; i++) {
 		struct rte_ring *r = NULL;
 
 		if (!p->io_shares[k][i] || mpe_config_worker_receives(conf, i))
 			continue;
-		if (conf->shape == MPE_SHAPE_PIPELINE) {
-			if (i > 0 && lookup(&r, (int)i - 1, (int)i) < 0)
+		/* the worker's input ring from this I/O lcore, or (pipeline) from the stage
+		 * before it; none from an I/O lcore that does not receive */
+		if (conf->shape == MPE_SHAPE_PIPELINE && i > 0) {
+			if (lookup(&r, (int)i - 1, (int)i) < 0)
 				return -ENOENT;
-			if (i == 0)
-				r = io->in[0];
+		} else if (io->nb_in > 0) {
+			r = io->in[conf->shape == MPE_SHAPE_PIPELINE ? 0 : i];
 		} else {
-			r = io->in[i];
+			continue;
 		}
 		/* A worker on this CPU runs only when this loop gives the CPU away: yield when
 		 * its input ring is half full, so that it drains a good share at a time */
