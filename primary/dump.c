@@ -141,9 +141,11 @@ dump_rings(FILE *f, const struct mpe_primary *p)
 
 		fprintf(f, "ring %s: count %u, capacity %u, free %u, consumer tail %u, consumer %s",
 			r->name, rte_ring_count(r), rte_ring_get_capacity(r),
-			rte_ring_free_count(r), r->cons.tail, c == MPE_END_IO ? "io" : "worker");
-		if (c != MPE_END_IO)
+			rte_ring_free_count(r), r->cons.tail, MPE_END_IS_IO(c) ? "io" : "worker");
+		if (!MPE_END_IS_IO(c))
 			fprintf(f, " %d", c);
+		else if (c != MPE_END_IO)
+			fprintf(f, " lcore %u", p->shm->conf.io[MPE_END_IO_INDEX(c)].lcore);
 		fprintf(f, "\n");
 	}
 	if (p->nb_rings == 0)
