@@ -576,6 +576,12 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, in
 		if (carried > 0)
 			goto done;
 	}
+	if (rc == -EINVAL) {
+		MPE_LOG(ERR, engine, "worker %u: hand inconsistent (input ring %u, output ring %u, "
+			"which it does not have): its mbufs are left alone", id, h->in_ring,
+			h->out_ring);
+		goto done;
+	}
 	if (rc < 0) {
 		lost = recover_ports(p, id, &put, h);
 		goto done;
