@@ -6,13 +6,15 @@
 #
 #   netns: tcpreplay -> vA1 ==veth== vA0 -> port 0 -> engine -> port 1 -> vB0 ==veth== vB1 -> tcpdump
 #
-# Usage: traffic_afpacket.sh SHAPE WORKERS [QPAIRS]   (QPAIRS > 1: af_packet queues, the I/O lcore
-# polls them all; the kernel's fanout spreads flows over them)
+# Usage: traffic_afpacket.sh SHAPE WORKERS [QPAIRS [IO]]   (QPAIRS > 1: af_packet queues, the
+# I/O lcore polls them all; the kernel's fanout spreads flows over them. IO 2: two I/O lcores,
+# the queues dealt out between them, each transmitting on a queue of its own)
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=$1
 WORKERS=$2
 QPAIRS=${3:-1}
+IO=${4:-1}
 PACKETS=${MPE_TEST_PACKETS:-10000}
 FLOWS=${MPE_TEST_FLOWS:-100}
 NS=$PREFIX
@@ -47,7 +49,12 @@ done
 
 cfg=$TMP/engine.ini
 {
-	printf '[engine]\nshape = %s\nio_lcore = 1\nbackpressure = on\n\n' "$SHAPE"
+	if [ "$IO" = 2 ]; then
+		printf '[engine]\nshape = %s\nbackpressure = on\n\n' "$SHAPE"
+		printf '[io 0]\nlcore = 1\n\n[io 1]\nlcore = 4\n\n'
+	else
+		printf '[engine]\nshape = %s\nio_lcore = 1\nbackpressure = on\n\n' "$SHAPE"
+	fi
 	printf '[port 0]\ndevice = net_af_packet0\npeer = 1\nrx_queues = %d\n\n' "$QPAIRS"
 	printf '[port 1]\ndevice = net_af_packet1\npeer = 0\nrx_queues = %d\n' "$QPAIRS"
 	for ((w = 0; w < WORKERS; w++)); do
@@ -102,6 +109,11 @@ if [ "$QPAIRS" -gt 1 ]; then
 	for q in $spread; do [ "$q" -gt 0 ] && busy=$((busy + 1)); done
 	check "the kernel spread the flows over all $QPAIRS af_packet queues ($spread)" \
 		[ "$busy" = "$QPAIRS" ]
+fi
+if [ "$IO" = 2 ]; then
+	check "each I/O lcore polled a queue of each port" \
+		cond 'grep -q "I/O loop 0 on lcore 1: 2 port queues" "$log" &&
+		      grep -q "I/O loop 1 on lcore 4: 2 port queues" "$log"'
 fi
 if [ "$SHAPE" = distributor ] && [ "$WORKERS" -gt 1 ]; then
 	busy=$(grep -cE "^  worker [0-9]+ .* rx [1-9]" "$log" || true)
