@@ -3,7 +3,7 @@
 # Forwarding end to end on two net_pcap ports, both directions:
 #   in0.pcap -> port 0 -> workers -> port 1 -> out1.pcap
 #   in1.pcap -> port 1 -> workers -> port 0 -> out0.pcap
-# Usage: traffic_forward.sh SHAPE WORKERS [lossless|lossy|mac|malformed|chained]
+# Usage: traffic_forward.sh SHAPE WORKERS [lossless|lossy|mac|malformed|chained|io2]
 #   lossless: backpressure on; every packet must come out, per-flow order kept
 #   lossy:    tiny rings, no backpressure; what does not come out is counted as dropped
 #   mac:      lossless, and port 1 rewrites the destination MAC
@@ -12,6 +12,8 @@
 #   chained:  lossless, port 0's capture holds frames of 3000 and 9000 bytes, which net_pcap
 #             receives as chains of 2048-byte mbufs: the parse stage (pipeline of 3) must take
 #             them as well formed
+#   io2:      lossless, two I/O lcores ([io 0], [io 1]), a port each; in the distributor each
+#             transmits on a TX queue of its own (net_pcap: a tx_pcap each, merged afterwards)
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=$1
@@ -25,7 +27,7 @@ cfg=$TMP/engine.ini
 {
 	echo "[engine]"
 	echo "shape = $SHAPE"
-	echo "io_lcore = 1"
+	[ "$VARIANT" = io2 ] || echo "io_lcore = 1"
 	if [ "$VARIANT" = lossy ]; then
 		echo "backpressure = off"
 		echo "ring_size = 64"
@@ -55,6 +57,7 @@ cfg=$TMP/engine.ini
 			echo "stages = flowhash"
 		fi
 	done
+	[ "$VARIANT" = io2 ] && printf '\n[io 0]\nlcore = 1\n\n[io 1]\nlcore = 5\n'
 } > "$cfg"
 
 BAD=40 # malformed frames: 10 of each kind mpe-pcapgen makes
@@ -72,13 +75,30 @@ n0=$(pcap_count "$TMP/in0.pcap")
 n1=$(pcap_count "$TMP/in1.pcap")
 
 log=$TMP/primary.log
+# a TX queue for each I/O lcore that transmits: a capture each
+txq=1
+[ "$VARIANT" = io2 ] && [ "$SHAPE" = distributor ] && txq=2
+tx0=() tx1=()
+for ((q = 0; q < txq; q++)); do tx0+=("tx_pcap=$TMP/out0q$q.pcap"); tx1+=("tx_pcap=$TMP/out1q$q.pcap"); done
 start_primary "$log" --lcores "$LCORES" \
-	--vdev "net_pcap0,rx_pcap=$TMP/in0.pcap,tx_pcap=$TMP/out0.pcap" \
-	--vdev "net_pcap1,rx_pcap=$TMP/in1.pcap,tx_pcap=$TMP/out1.pcap" \
+	--vdev "$(IFS=,; echo "net_pcap0,rx_pcap=$TMP/in0.pcap,${tx0[*]}")" \
+	--vdev "$(IFS=,; echo "net_pcap1,rx_pcap=$TMP/in1.pcap,${tx1[*]}")" \
 	-- -c "$cfg" --idle-exit 1000
 rc=0
 wait_exit "$PRIMARY_PID" 120 || rc=$?
 [ "$rc" != 124 ] && PRIMARY_PID=
+for p in 0 1; do
+	if [ "$txq" = 1 ]; then
+		mv "$TMP/out${p}q0.pcap" "$TMP/out$p.pcap"
+	else
+		mergecap -a -F pcap -w "$TMP/out$p.pcap" "$TMP/out${p}q"*.pcap
+	fi
+done
+if [ "$VARIANT" = io2 ]; then
+	check "each I/O lcore polled a port" \
+		cond 'grep -q "I/O loop 0 on lcore 1: 1 port queues" "$log" &&
+		      grep -q "I/O loop 1 on lcore 5: 1 port queues" "$log"'
+fi
 check "primary exits 0 after the captures are replayed ($MODEL build, $SHAPE, $WORKERS workers, $VARIANT)" \
 	[ "$rc" = 0 ]
 grep -q "mpe summary ($MODEL build, shape $SHAPE, $WORKERS workers)" "$log" \
@@ -105,7 +125,7 @@ malformed)
 		not_ok "port 0 -> port 1 differs"; cat "$TMP/cmp1"
 	fi
 	;;
-lossless|mac|chained)
+lossless|mac|chained|io2)
 	check "nothing dropped" [ "$dropped" = 0 ]
 	if [ "$VARIANT" = chained ]; then
 		check "no frame counted malformed" cond '! grep -q "malformed:" "$log"'
