@@ -135,7 +135,7 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	const struct mpe_shared *shm = engine();
 	const struct mpe_conf *conf;
 	struct rte_tel_data *lcores;
-	unsigned int i, parked;
+	unsigned int i, k, parked;
 
 	if (shm == NULL)
 		return -ENODEV;
@@ -147,23 +147,20 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "workers", conf->nb_workers);
 	rte_tel_data_add_dict_int(d, "io_lcore",
 				  mpe_config_io_used(conf) ? (int)conf->io_lcore : -1);
-	lcores = rte_tel_data_alloc();
-	if (lcores == NULL)
-		return -ENOMEM;
-	rte_tel_data_start_array(lcores, RTE_TEL_U64_VAL);
-	for (i = 0; i < conf->nb_workers; i++)
-		rte_tel_data_add_array_u64(lcores, conf->workers[i].lcore);
-	if (add_child(d, "lcores", lcores) < 0)
-		return -ENOMEM;
-	/* every I/O lcore ([io N] sections; io_lcore is the first) */
-	lcores = rte_tel_data_alloc();
-	if (lcores == NULL)
-		return -ENOMEM;
-	rte_tel_data_start_array(lcores, RTE_TEL_U64_VAL);
-	for (i = 0; i < conf->nb_io; i++)
-		rte_tel_data_add_array_u64(lcores, conf->io[i].lcore);
-	if (add_child(d, "io_lcores", lcores) < 0)
-		return -ENOMEM;
+	/* the workers', then every I/O lcore ([io N] sections; io_lcore is the first) */
+	for (k = 0; k < 2; k++) {
+		unsigned int n = k == 0 ? conf->nb_workers : conf->nb_io;
+
+		lcores = rte_tel_data_alloc();
+		if (lcores == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_array(lcores, RTE_TEL_U64_VAL);
+		for (i = 0; i < n; i++)
+			rte_tel_data_add_array_u64(lcores, k == 0 ? conf->workers[i].lcore :
+								    conf->io[i].lcore);
+		if (add_child(d, k == 0 ? "lcores" : "io_lcores", lcores) < 0)
+			return -ENOMEM;
+	}
 	rte_tel_data_add_dict_u64(
 		d, "uptime_s", shm->tsc_hz == 0 ? 0 : (rte_rdtsc() - shm->start_tsc) / shm->tsc_hz);
 	rte_tel_data_add_dict_int(d, "primary_pid", shm->primary_pid);
