@@ -311,7 +311,8 @@ block_quarantined(struct io *io, struct rte_mbuf **pkts, uint16_t n)
 			pkts[kept++] = pkts[i];
 			continue;
 		}
-		q->hits[MPE_QUARANTINE_SITE_IO][f]++;
+		/* the I/O lcores share the row: an atomic add, on blocked flows only */
+		__atomic_fetch_add(&q->hits[MPE_QUARANTINE_SITE_IO][f], 1, __ATOMIC_RELAXED);
 		rte_pktmbuf_free(pkts[i]);
 	}
 	io->st->io.drops[MPE_DROP_QUARANTINE] += n - kept;
@@ -526,7 +527,10 @@ mpe_io_main(void *arg)
 	unsigned int i;
 
 	io->st->running = 1;
-	if (io->nb_out > 0)
+	if (io->conf->io_implicit)
+		MPE_LOG(INFO, io, "I/O loop on lcore %u: %u ports, %u input and %u output rings",
+			rte_lcore_id(), io->conf->nb_ports, io->nb_in, io->nb_out);
+	else if (io->nb_out > 0)
 		MPE_LOG(INFO, io, "I/O loop %u on lcore %u: %u port queues, TX queue %u, %u input "
 			"and %u output rings", io->k, rte_lcore_id(), io->nb_rxq, io->txq,
 			io->nb_in, io->nb_out);

@@ -38,7 +38,8 @@
 #include "telemetry.h"
 
 /* Every dict and array built here stays within the library's limits by construction. */
-_Static_assert(2 * MPE_MAX_WORKERS <= RTE_TEL_MAX_DICT_ENTRIES, "/mpe/rings, /mpe/workers");
+_Static_assert(MPE_MAX_RINGS <= RTE_TEL_MAX_DICT_ENTRIES, "/mpe/rings");
+_Static_assert(MPE_MAX_WORKERS <= RTE_TEL_MAX_DICT_ENTRIES, "/mpe/workers");
 _Static_assert(MPE_MAX_WORKERS <= RTE_TEL_MAX_ARRAY_ENTRIES, "/mpe/info lcores");
 _Static_assert(MPE_MAX_PORTS <= RTE_TEL_MAX_DICT_ENTRIES, "/mpe/stats ports");
 _Static_assert(MPE_DROP_MAX <= RTE_TEL_MAX_DICT_ENTRIES, "drops");

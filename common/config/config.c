@@ -753,20 +753,19 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 		const char *sep = "";
 
 		fprintf(out, "\n[io %u]\nlcore = %u\n", i, io->lcore);
-		if (io->rx_given || !io->tx) {
-			/* as resolved: every queue by its number */
-			fprintf(out, "rx = ");
-			for (j = 0; j < c->nb_ports; j++) {
-				unsigned int q;
+		/* as resolved, every queue by its number: loaded back, every section that
+		 * polls one gives rx, and together they cover every queue */
+		for (j = 0; j < c->nb_ports; j++) {
+			unsigned int q;
 
-				for (q = 0; q < MPE_MAX_QUEUES; q++)
-					if ((io->rxq[j] >> q) & 1) {
-						fprintf(out, "%s%u:%u", sep, j, q);
-						sep = ",";
-					}
-			}
-			fputc('\n', out);
+			for (q = 0; q < MPE_MAX_QUEUES; q++)
+				if ((io->rxq[j] >> q) & 1) {
+					fprintf(out, "%s%u:%u", *sep ? "," : "rx = ", j, q);
+					sep = ",";
+				}
 		}
+		if (*sep != '\0')
+			fputc('\n', out);
 		fprintf(out, "tx = %s\n", io->tx ? "on" : "off");
 	}
 }

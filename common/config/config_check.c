@@ -104,6 +104,8 @@ is_io_lcore(const struct mpe_conf *c, unsigned int lcore)
 	return 0;
 }
 
+static void check_io_owners(struct parser *p, struct mpe_conf *c);
+
 /* [io N] sections, once the ports' queues are known: several I/O lcores, each with the
  * (port, queue) pairs it polls and whether it transmits. Every RX queue of every receiving
  * port is polled by one of them exactly; when no section gives rx, the queues are dealt out
@@ -111,8 +113,7 @@ is_io_lcore(const struct mpe_conf *c, unsigned int lcore)
 static void
 check_io(struct parser *p, struct mpe_conf *c)
 {
-	uint8_t owner[MPE_MAX_PORTS][MPE_MAX_QUEUES] = {{0}}; /* [io N] + 1; 0: none */
-	unsigned int i, j, q, k, given = 0, tx = 0;
+	unsigned int i, j, q, k, given = 0, tx = 0, tx_on = 0;
 	char sect[16];
 
 	if (c->nb_io == 0 && mpe_config_io_used(c)) {
@@ -139,6 +140,11 @@ check_io(struct parser *p, struct mpe_conf *c)
 		report(p, loc_line(p, "engine", "io_lcore"), "io_lcore",
 		       "given with [io N] sections: the I/O lcores are theirs (lcore = N)");
 	c->io_lcore = c->io[0].lcore; /* for what knows of one */
+	/* a pipeline's one transmitting I/O lcore: the one that says tx = on, else [io 0] */
+	for (i = 0; i < c->nb_io; i++) {
+		snprintf(sect, sizeof(sect), "io %u", i);
+		tx_on += loc_line(p, sect, "tx") > 0 && c->io[i].tx;
+	}
 	for (i = 0; i < c->nb_io; i++) {
 		struct mpe_io_conf *io = &c->io[i];
 
@@ -150,8 +156,8 @@ check_io(struct parser *p, struct mpe_conf *c)
 		given |= io->rx_given;
 		/* a pipeline's last worker hands its packets to one I/O lcore: [io 0] unless
 		 * another says tx = on */
-		if (c->shape == MPE_SHAPE_PIPELINE && i > 0 && loc_line(p, sect, "tx") == 0)
-			io->tx = 0;
+		if (c->shape == MPE_SHAPE_PIPELINE && loc_line(p, sect, "tx") == 0)
+			io->tx = i == 0 && tx_on == 0;
 		if (c->shape == MPE_SHAPE_PIPELINE && io->tx && tx > 0 && !c->tx_workers)
 			report(p, loc_line(p, sect, "tx") > 0 ? loc_line(p, sect, "tx") : io->line,
 			       "tx", "on in a second [io N]: a pipeline's last worker hands its "
@@ -191,14 +197,37 @@ check_io(struct parser *p, struct mpe_conf *c)
 			if (c->io[i].rx_given)
 				report(p, loc_line(p, "engine", "rx"), "rx", "workers: the pipeline's "
 				       "first worker polls the ports, and [io %u] gives rx", i);
-		return;
-	}
-	if (!given) {
+	} else if (!given) {
 		for (j = 0, k = 0; j < c->nb_ports; j++)
 			for (q = 0; c->ports[j].rx && q < c->ports[j].rx_queues; q++, k++)
 				c->io[k % c->nb_io].rxq[j] |= (uint16_t)(1u << q);
-		return;
+	} else {
+		check_io_owners(p, c);
 	}
+	/* every I/O lcore has something to do: queues to poll, or packets to send for one
+	 * that polls and does not transmit (a pipeline's: every packet) */
+	for (i = 0; p->errors == 0 && i < c->nb_io; i++) {
+		int work = mpe_config_io_rx(c, i) ||
+			   (c->io[i].tx && c->shape == MPE_SHAPE_PIPELINE);
+
+		for (j = 0; j < c->nb_io && !work; j++)
+			work = j != i && mpe_config_io_rx(c, j) && !c->io[j].tx &&
+			       c->io[i].tx && mpe_config_io_tx_of(c, j) == i;
+		if (!work)
+			report(p, c->io[i].line, NULL, "[io %u]: polls no queue and transmits for no "
+			       "I/O lcore that does: it would only spin (more I/O lcores than RX "
+			       "queues? give the ports more rx_queues)", i);
+	}
+}
+
+/* [io N] sections that give rx: every RX queue of every receiving port polled by one. */
+static void
+check_io_owners(struct parser *p, struct mpe_conf *c)
+{
+	uint8_t owner[MPE_MAX_PORTS][MPE_MAX_QUEUES] = {{0}}; /* [io N] + 1; 0: none */
+	unsigned int i, j, q;
+	char sect[16];
+
 	for (i = 0; i < c->nb_io; i++) {
 		snprintf(sect, sizeof(sect), "io %u", i);
 		for (j = 0; j < c->nb_ports; j++)
@@ -388,7 +417,9 @@ mpe_config_nb_rings(const struct mpe_conf *c)
 uint64_t
 mpe_config_mbufs_need(const struct mpe_conf *c, uint64_t ring_slots)
 {
-	uint64_t need = ring_slots + (uint64_t)(c->nb_workers + 2U) * (c->mbuf_cache + 2 * c->burst);
+	/* caches and bursts: the workers', the main lcore's, each I/O lcore's */
+	uint64_t need = ring_slots + (uint64_t)(c->nb_workers + 1U + RTE_MAX(c->nb_io, (uint16_t)1)) *
+					     (c->mbuf_cache + 2 * c->burst);
 	unsigned int i;
 
 	for (i = 0; i < c->nb_ports; i++)

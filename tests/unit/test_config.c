@@ -680,6 +680,14 @@ check_io_split(const struct mpe_conf *c)
 	CHECK(c->io[0].tx == 0 && c->io[1].tx == 1, "tx %u %u", c->io[0].tx, c->io[1].tx);
 }
 
+/* [io N]: a pipeline's one transmitting I/O lcore is the one that says so */
+static void
+check_io_pipeline_tx1(const struct mpe_conf *c)
+{
+	CHECK(c->io[0].tx == 0 && c->io[1].tx == 1 && c->io[0].rxq[0] == 1 && c->io[1].rxq[1] == 1,
+	      "tx %u %u, rxq %#x %#x", c->io[0].tx, c->io[1].tx, c->io[0].rxq[0], c->io[1].rxq[1]);
+}
+
 /* [io N]: queues named one by one, across two ports */
 static void
 check_io_pairs(const struct mpe_conf *c)
@@ -1023,6 +1031,16 @@ static const struct cfg_case cases[] = {
 	 "[port 1]\ndevice = net_null1\nrx_queues = 2\n"
 	 "[io 0]\nlcore = 1\nrx = 0:0, 1:1\n[io 1]\nlcore = 5\nrx = 1:0,0:1\n" W0, 0, {NULL},
 	 check_io_pairs},
+	{"[io N]: a pipeline transmits through the one that says tx = on",
+	 "[engine]\nshape = pipeline\n" P0 P1 "[io 0]\nlcore = 1\n[io 1]\nlcore = 5\ntx = on\n"
+	 W0, 0, {NULL}, check_io_pipeline_tx1},
+	{"[io N]: an I/O lcore with nothing to do (more I/O lcores than queues)",
+	 "[engine]\nshape = distributor\n" P0 "[io 0]\nlcore = 1\n[io 1]\nlcore = 5\n" W0,
+	 1, {"@:7: [io 1]: polls no queue and transmits for no I/O lcore that does"}, NULL},
+	{"[io N]: a second that says tx = on in a pipeline",
+	 "[engine]\nshape = pipeline\n" P0 P1 "[io 0]\nlcore = 1\ntx = on\n"
+	 "[io 1]\nlcore = 5\ntx = on\n" W0,
+	 1, {"@:12: tx: on in a second [io N]"}, NULL},
 	{"[io N]: a queue given to two I/O lcores",
 	 "[engine]\nshape = distributor\n" P0           /* 1-4 */
 	 "[io 0]\nlcore = 1\nrx = 0\n"                  /* 5-7 */
@@ -1409,6 +1427,25 @@ dump_loads_back(const char *ini)
 			      memcmp(x->stages, y->stages, x->nb_stages) == 0,
 		      "worker %u differs", i);
 	}
+	CHECK(a.nb_io == b.nb_io && a.io_implicit == b.io_implicit, "I/O lcores: %u / %u",
+	      a.nb_io, b.nb_io);
+	for (i = 0; i < a.nb_io; i++)
+		CHECK(a.io[i].lcore == b.io[i].lcore && a.io[i].tx == b.io[i].tx &&
+			      memcmp(a.io[i].rxq, b.io[i].rxq, sizeof(a.io[i].rxq)) == 0,
+		      "[io %u] differs", i);
+}
+
+/* [io N]: the queues as resolved (dealt out, or given), and who transmits, come back */
+static void
+test_dump_loads_back_io(void)
+{
+	dump_loads_back("[engine]\nshape = pipeline\n[port 0]\ndevice = net_null0\nrx_queues = 2\n"
+			"[io 0]\nlcore = 1\n[io 1]\nlcore = 5\n" W0);
+	dump_loads_back("[engine]\nshape = distributor\n" P0 P1
+			"[io 0]\nlcore = 1\ntx = off\n[io 1]\nlcore = 5\n" W0);
+	dump_loads_back("[engine]\nshape = distributor\n[port 0]\ndevice = net_null0\n"
+			"rx_queues = 2\n[io 0]\nlcore = 1\nrx = 0:1\n[io 1]\nlcore = 5\n"
+			"rx = 0:0\n" W0);
 }
 
 static void
@@ -1648,6 +1685,8 @@ main(void)
 		{"mpe_config_dump output loads back into the same configuration",
 		 test_dump_loads_back},
 		{"mpe_config_dump: the workers' queues load back", test_dump_loads_back_queues},
+		{"mpe_config_dump: [io N] sections load back, their queues as resolved",
+		 test_dump_loads_back_io},
 		{"mpe_config_dump: 17 transmitting workers' default queues load back",
 		 test_dump_loads_back_17_tx_workers},
 		{"a section with 64 unknown keys still checks the 65th key",
