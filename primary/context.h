@@ -12,6 +12,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "placement.h"
 #include "shm.h"
 
 struct mpe_record_copy;
@@ -29,6 +30,7 @@ struct mpe_primary {
 	uint8_t io_launched[MPE_MAX_IO];
 	uint64_t mbufs_held; /* by the ports' devices: mpe_port_mbufs_held() */
 	void *io[MPE_MAX_IO]; /* io.c's state, from mpe_io_prepare() to mpe_io_release() */
+	struct mpe_placement place; /* the sockets of the pool, rings and flow tables */
 
 	/* command line */
 	const char *config_path;

@@ -162,7 +162,7 @@ mpe_inspect_init(struct mpe_primary *p)
 		insp.flows[w] = mpe_flow_table_create(name, conf->flow_capacity,
 						      rte_get_tsc_hz() / 1000 *
 							      conf->flow_timeout_ms,
-						      SOCKET_ID_ANY);
+						      p->place.flow_socket[w]);
 		if (insp.flows[w] == NULL) {
 			MPE_LOG(ERR, engine, "worker %u: flow table of %u flows: %s", w,
 				conf->flow_capacity, rte_strerror(rte_errno));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -30,6 +31,64 @@
 #include "recorder.h"
 #include "shm_ops.h"
 #include "stage.h"
+
+/* This host as the EAL sees it: each enabled lcore's socket, each port's (a virtual device
+ * has none). */
+static void
+describe_host(const struct mpe_conf *conf, struct mpe_topology *t)
+{
+	unsigned int i;
+	uint16_t pid;
+
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		t->lcore_socket[i] = rte_lcore_is_enabled(i) ? (int)rte_lcore_to_socket_id(i) :
+							       MPE_SOCKET_UNKNOWN;
+	for (i = 0; i < MPE_MAX_PORTS; i++)
+		t->port_socket[i] = i < conf->nb_ports &&
+					    rte_eth_dev_get_port_by_name(conf->ports[i].device,
+									 &pid) == 0 ?
+					    rte_eth_dev_socket_id(pid) :
+					    MPE_SOCKET_UNKNOWN;
+}
+
+/* Where the pool, the rings and the flow tables go (docs/configuration.md#numa-placement),
+ * said in the log; a polling lcore across sockets from a port it serves is warned about, or
+ * refused with numa = refuse. */
+static int
+place(struct mpe_primary *p, const int (*ends)[2], unsigned int n)
+{
+	const struct mpe_conf *conf = &p->shm->conf;
+	struct mpe_topology t;
+	unsigned int i;
+
+	describe_host(conf, &t);
+	mpe_place(conf, &t, ends, n, &p->place);
+	MPE_LOG(INFO, engine, "placement: mbuf pool on socket %d, %u rings and the flow tables "
+		"on their consumers' sockets, %u polling lcores serve a port across sockets",
+		p->place.pool_socket != MPE_SOCKET_UNKNOWN ? p->place.pool_socket :
+							     (int)rte_socket_id(),
+		n, p->place.nb_far);
+	for (i = 0; i < p->place.nb_far; i++) {
+		const struct mpe_far *f = &p->place.far[i];
+		char who[32];
+
+		if (f->io)
+			snprintf(who, sizeof(who), "I/O lcore %u", f->lcore);
+		else
+			snprintf(who, sizeof(who), "worker %u (lcore %u)", f->id, f->lcore);
+		if (conf->numa_refuse)
+			MPE_LOG(ERR, engine, "%s is on socket %d and %s port %u (%s) on socket %d "
+				"(numa = refuse): move it to a CPU of socket %d", who, f->socket,
+				f->tx ? "transmits to" : "polls", f->port,
+				conf->ports[f->port].device, f->port_socket, f->port_socket);
+		else
+			MPE_LOG(WARNING, engine, "%s is on socket %d and %s port %u (%s) on socket "
+				"%d: every packet crosses between the sockets", who, f->socket,
+				f->tx ? "transmits to" : "polls", f->port,
+				conf->ports[f->port].device, f->port_socket);
+	}
+	return conf->numa_refuse && p->place.nb_far > 0 ? -EINVAL : 0;
+}
 
 /* The shape's rings, as [producer, consumer]: a worker's id or an I/O lcore's end
  * (MPE_END_IO_K). One producer and one consumer each: with several I/O lcores, a ring per
@@ -136,7 +195,7 @@ create_rings(struct mpe_primary *p, int ends[][2], unsigned int n, const uint32_
 		mpe_names_ring(name, sizeof(name), ends[i][0], ends[i][1]);
 		/* one producer and one consumer per edge: a dead worker cannot leave a
 		 * multi-producer ring half-updated for everybody else */
-		p->rings[i] = rte_ring_create(name, sizes[i], rte_socket_id(),
+		p->rings[i] = rte_ring_create(name, sizes[i], p->place.ring_socket[i],
 					      RING_F_SP_ENQ | RING_F_SC_DEQ);
 		p->ring_consumer[i] = ends[i][1];
 		if (p->rings[i] == NULL) {
@@ -156,7 +215,8 @@ create_pool(const struct mpe_primary *p, const struct mpe_conf *conf)
 	return rte_pktmbuf_pool_create(MPE_NAME_POOL, p->shm->conf.mbufs, conf->mbuf_cache,
 				       MPE_PKT_PRIV_SIZE,
 				       (uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM),
-				       rte_socket_id());
+				       p->place.pool_socket != MPE_SOCKET_UNKNOWN ?
+					       p->place.pool_socket : (int)rte_socket_id());
 }
 
 /* A port's device that keeps mbufs of the pool for itself (net_pcap's infinite_rx holds its
@@ -352,6 +412,9 @@ mpe_objects_create(struct mpe_primary *p, const struct mpe_conf *conf)
 	mark_shared_cpus(p);
 	hold_for_devices(p);
 	n = ring_ends(&p->shm->conf, ends);
+	rc = place(p, (const int(*)[2])ends, n);
+	if (rc < 0)
+		return rc;
 	mbufs = p->shm->conf.mbufs;
 	size_rings(p, ends, n, sizes);
 	p->pool = create_pool(p, conf);

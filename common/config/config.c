@@ -40,6 +40,7 @@ enum ktype {
 	T_CPU,
 	T_DROPPASS,
 	T_ALLOWDROP,
+	T_WARNREFUSE,
 	T_TXMODE,
 	T_IORX,
 };
@@ -145,6 +146,9 @@ static const struct key_def keys[] = {
 	    "(0: never)"),
 	ENG("mirror_port", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, mirror_port,
 	    "port that gets a copy of every packet a mirror rule matches"),
+	ENG("numa", T_WARNREFUSE, 0, 1, 0, numa_refuse,
+	    "a polling lcore on another socket than a port it polls or transmits to: warned "
+	    "about at start, or the start refused"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
 	PRT("peer", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, peer, 0,
 	    "port that transmits what this port receives"),
@@ -449,6 +453,12 @@ parse_value(struct parser *p, const struct key_def *k, void *base, const char *s
 		else
 			report(p, line, k->key, "'%s' is not io or workers", value);
 		return;
+	case T_WARNREFUSE:
+		if (strcmp(value, "warn") == 0 || strcmp(value, "refuse") == 0)
+			store(base, k, value[0] == 'r');
+		else
+			report(p, line, k->key, "'%s' is not warn or refuse", value);
+		return;
 	case T_ALLOWDROP:
 		if (strcmp(value, "allow") == 0 || strcmp(value, "drop") == 0)
 			store(base, k, value[0] == 'd');
@@ -715,12 +725,13 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 	fprintf(out, "default_action = %s\nflow_capacity = %u\nflow_timeout_ms = %u\n"
 		"flow_full = %s\ntx = %s\nrx = %s\nsandbox = %s\nrecorder = %s\n"
 		"recorder_packets = %u\nrecorder_snap = %u\nquarantine_after = %u\nstandby = %u\n"
-		"carry = %s\n",
+		"carry = %s\nnuma = %s\n",
 		c->default_drop ? "drop" : "allow", c->flow_capacity, c->flow_timeout_ms,
 		c->flow_full_pass ? "pass" : "drop", c->tx_workers ? "workers" : "io",
 		c->rx_workers ? "workers" : "io", c->sandbox ? "on" : "off",
 		c->recorder ? "on" : "off", c->recorder_packets, c->recorder_snap,
-		c->quarantine_after, c->standby, c->carry ? "on" : "off");
+		c->quarantine_after, c->standby, c->carry ? "on" : "off",
+		c->numa_refuse ? "refuse" : "warn");
 	if (c->worker_user[0] != '\0')
 		fprintf(out, "worker_user = %s\n", c->worker_user);
 	if (c->mirror_port != MPE_PORT_NONE)
@@ -794,6 +805,7 @@ mpe_config_help(FILE *out)
 		case T_SHAPE: snprintf(range, sizeof(range), "pipeline, distributor, rss"); break;
 		case T_DROPPASS: snprintf(range, sizeof(range), "drop, pass"); break;
 		case T_ALLOWDROP: snprintf(range, sizeof(range), "allow, drop"); break;
+		case T_WARNREFUSE: snprintf(range, sizeof(range), "warn, refuse"); break;
 		case T_TXMODE: snprintf(range, sizeof(range), "io, workers"); break;
 		case T_STR:
 			snprintf(range, sizeof(range), "text, %" PRIu64 "..%" PRIu64 " chars", k->min,
@@ -811,6 +823,8 @@ mpe_config_help(FILE *out)
 			snprintf(def, sizeof(def), "%s", shape_names[k->def]);
 		else if (k->type == T_DROPPASS)
 			snprintf(def, sizeof(def), "%s", k->def ? "pass" : "drop");
+		else if (k->type == T_WARNREFUSE)
+			snprintf(def, sizeof(def), "%s", k->def ? "refuse" : "warn");
 		else if (k->type == T_ALLOWDROP)
 			snprintf(def, sizeof(def), "%s", k->def ? "drop" : "allow");
 		else if (k->type == T_TXMODE)

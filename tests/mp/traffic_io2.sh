@@ -72,6 +72,10 @@ rc=0
 ringio --queues 2 --timeout 5000 --collect "$TMP/out.pcap" || rc=$?
 check "mpe-ringio got back as many packets as it sent" [ "$rc" = 0 ]
 check "the same packets came out, per-flow order kept" "$PCAPCMP" -q "$TMP/in.pcap" "$TMP/out.pcap"
+rings=8
+[ "$SHAPE" = pipeline ] && rings=4 # io -> w0 twice, w0 -> w1, w1 -> io
+check "the start log says where the pool and the $rings rings went (one socket: none far)" \
+	grep -q "placement: mbuf pool on socket 0, $rings rings and the flow tables on their consumers' sockets, 0 polling lcores" "$log"
 "$CLIENT" "$PREFIX" /mpe/info > "$TMP/info.json"
 check "/mpe/info lists both I/O lcores" jtest "$TMP/info.json" 'v["io_lcores"] == [1, 4] and v["io_lcore"] == 1'
 "$CLIENT" "$PREFIX" /mpe/stats > "$TMP/stats.json"
