@@ -132,7 +132,9 @@ def measure(group, tel, ports, warmup, duration, mpe=False, pids=None):
 def mpe_config(case, inputs):
     """The engine's INI for one case."""
     lines = ["; written by mpe-bench for case %s" % case["name"], "[engine]",
-             "shape = %s" % case["shape"], "io_lcore = 1"]
+             "shape = %s" % case["shape"]]
+    if case.get("io", 1) == 1:
+        lines.append("io_lcore = 1")
     for k, v in case.get("engine_keys", {}).items():
         lines.append("%s = %s" % (k, v.format(**inputs)))
     if case["source"] == "null":
@@ -146,12 +148,22 @@ def mpe_config(case, inputs):
                   "stages = %s" % ", ".join(stages)]
         if "queues" in case:
             lines.append("queue = %d" % case["queues"][w])
+    # several I/O lcores ("io": 2): lcore 1 and IO2_LCORE, the ports' queues dealt out
+    if case.get("io", 1) == 2:
+        lines += ["", "[io 0]", "lcore = 1", "", "[io 1]", "lcore = %d" % IO2_LCORE]
     return "\n".join(lines) + "\n"
 
 
-def mpe_lcores(nworkers):
+# the second I/O lcore's id: above the workers'; on the CPU of worker 0, as the first is on
+# worker 1's
+IO2_LCORE = 6
+
+
+def mpe_lcores(nworkers, nio=1):
     ids = ["0@%d" % cpu(1), "1@%d" % cpu(1)]
     ids += ["%d@%d" % (w + 2, cpu(w)) for w in range(nworkers)]
+    if nio == 2:
+        ids.append("%d@%d" % (IO2_LCORE, cpu(0)))
     return ",".join(ids)
 
 
@@ -220,7 +232,8 @@ def _start_engine(g, build, case, inputs, workdir):
     with open(ini, "w") as f:
         f.write(mpe_config(case, inputs))
     argv = [os.path.join(build["dir"], "primary", "mpe-primary")]
-    argv += g.eal(mpe_lcores(len(case["workers"])), vdevs_of(case["source"], inputs))
+    argv += g.eal(mpe_lcores(len(case["workers"]), case.get("io", 1)),
+                  vdevs_of(case["source"], inputs))
     argv += ["--", "-c", ini]
     prim = g.start("primary", argv)
     log = g.wait_log(prim, "running:", 60)
