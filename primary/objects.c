@@ -301,15 +301,20 @@ mark_shared_cpus(struct mpe_primary *p)
 				conf->workers[i].lcore);
 	}
 	for (k = 0; k < conf->nb_io; k++) {
+		int with_worker = p->io_yield_idle[k];
+
 		/* I/O lcores that share a CPU take turns as a worker does */
 		for (j = 0; j < conf->nb_io && !p->io_yield_idle[k]; j++) {
 			CPU_AND(&both, &io_cpus[k], &io_cpus[j]);
 			p->io_yield_idle[k] = j != k && CPU_COUNT(&both) > 0;
 		}
-		if (p->io_yield_idle[k])
-			MPE_LOG(NOTICE, engine, "I/O lcore %u shares its CPU with another polling "
-				"lcore: it yields the CPU when a loop moves nothing, or when a worker "
-				"there has a good share of its input ring", conf->io[k].lcore);
+		if (with_worker)
+			MPE_LOG(NOTICE, engine, "I/O lcore %u shares its CPU with a worker: it yields "
+				"the CPU when a loop moves nothing, or when that worker's input ring "
+				"fills", conf->io[k].lcore);
+		else if (p->io_yield_idle[k])
+			MPE_LOG(NOTICE, engine, "I/O lcore %u shares its CPU with another I/O lcore: "
+				"it yields the CPU when a loop moves nothing", conf->io[k].lcore);
 	}
 }
 
