@@ -39,6 +39,13 @@ if ! wait_for "$log" "running:" 30; then
 	exit 1
 fi
 ok "engine runs on net_null ports ($MODEL build)"
+# traffic through the workers before the first dump, whose recorders must hold packets: on a
+# loaded host (sanitizers) the first bursts can take longer than the start's log line
+for ((i = 0; i < 100; i++)); do
+	"$CLIENT" "$PREFIX" /mpe/workers > "$TMP/w.json" 2> /dev/null
+	[ "$(jget "$TMP/w.json" 'sum(w["rx"] for w in v.values())')" -gt 0 ] 2> /dev/null && break
+	sleep 0.1
+done
 sleep 0.5
 
 # tel_dump: asks /mpe/dump; prints the path it answered (empty on failure)
