@@ -112,7 +112,8 @@ for ((k = 1; k <= KILLS; k++)); do
 	for ((i = 0; i < 400; i++)); do ready "$k" && break; sleep 0.025; done
 	sleep "0.$((RANDOM % 10))"
 	kill -0 "$rpid" 2> /dev/null || break # the traffic is over
-	kill -"${SIGS[$((RANDOM % ${#SIGS[@]}))]}" "$(worker_pid $((RANDOM % nw)))"
+	# the signals in turn (KILL,SEGV,ABRT: a SIGKILL every third death), the worker at random
+	kill -"${SIGS[$(((k - 1) % ${#SIGS[@]}))]}" "$(worker_pid $((RANDOM % nw)))"
 	killed=$k
 done
 rcio=0
