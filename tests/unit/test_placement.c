@@ -70,6 +70,17 @@ rings(const struct mpe_conf *c, int (*ends)[2])
 	return n;
 }
 
+/* The placement of @c on @t, with @c's rings; how many rings. */
+static unsigned int
+placed(const struct mpe_conf *c, const struct mpe_topology *t, struct mpe_placement *pl)
+{
+	int ends[MPE_MAX_RINGS][2];
+	unsigned int n = rings(c, ends);
+
+	mpe_place(c, t, (const int(*)[2])ends, n, pl);
+	return n;
+}
+
 /* Each I/O lcore on its port's socket, a worker on each socket: rings and flow tables go to
  * their consumers' sockets; what crosses is the transmit to the other socket's port. */
 static void
@@ -79,13 +90,11 @@ test_two_io_lcores_local(void)
 	static struct mpe_placement pl;
 	struct mpe_topology t;
 	struct mpe_conf c;
-	int ends[MPE_MAX_RINGS][2];
 	unsigned int n, i;
 
 	two_sockets(&t);
 	distributor(&c, 2, 4, io, 2);
-	n = rings(&c, ends);
-	mpe_place(&c, &t, (const int(*)[2])ends, n, &pl);
+	n = placed(&c, &t, &pl);
 	CHECK(n == 8, "%u rings", n);
 	/* io0 -> w0, io1 -> w0, w0 -> io0, w0 -> io1, then the same for w1 */
 	CHECK(pl.ring_socket[0] == 0 && pl.ring_socket[1] == 0 && pl.ring_socket[2] == 0 &&
@@ -115,8 +124,7 @@ test_one_io_lcore_far(void)
 	static struct mpe_placement pl;
 	struct mpe_topology t;
 	struct mpe_conf c;
-	int ends[MPE_MAX_RINGS][2];
-	unsigned int n, i, polled = 0, sent = 0;
+	unsigned int i, polled = 0, sent = 0;
 
 	two_sockets(&t);
 	t.port_socket[1] = 1;
@@ -124,8 +132,7 @@ test_one_io_lcore_far(void)
 	distributor(&c, 4, 6, io, 1);
 	c.ports[1].rx_queues = 3; /* most queues on socket 1: the pool goes there */
 	c.io[0].rxq[1] = 7;
-	n = rings(&c, ends);
-	mpe_place(&c, &t, (const int(*)[2])ends, n, &pl);
+	placed(&c, &t, &pl);
 	CHECK(pl.pool_socket == 1, "pool on %d", pl.pool_socket);
 	for (i = 0; i < pl.nb_far; i++) {
 		CHECK(pl.far[i].io && pl.far[i].id == 0 && pl.far[i].port == 0 &&
@@ -146,20 +153,18 @@ test_unknown_sockets(void)
 	static struct mpe_placement pl;
 	struct mpe_topology t;
 	struct mpe_conf c;
-	int ends[MPE_MAX_RINGS][2];
-	unsigned int n, i;
+	unsigned int i;
 
 	two_sockets(&t);
 	t.port_socket[0] = t.port_socket[1] = MPE_SOCKET_UNKNOWN;
 	distributor(&c, 2, 4, io, 1);
-	n = rings(&c, ends);
-	mpe_place(&c, &t, (const int(*)[2])ends, n, &pl);
+	placed(&c, &t, &pl);
 	CHECK(pl.nb_far == 0, "%u far", pl.nb_far);
 	/* no port socket known: the pool goes where the receiving lcore is */
 	CHECK(pl.pool_socket == 0, "pool on %d", pl.pool_socket);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		t.lcore_socket[i] = MPE_SOCKET_UNKNOWN;
-	mpe_place(&c, &t, (const int(*)[2])ends, n, &pl);
+	placed(&c, &t, &pl);
 	CHECK(pl.pool_socket == MPE_SOCKET_UNKNOWN && pl.ring_socket[0] == MPE_SOCKET_UNKNOWN &&
 	      pl.flow_socket[1] == MPE_SOCKET_UNKNOWN, "pool %d ring %d flow %d",
 	      pl.pool_socket, pl.ring_socket[0], pl.flow_socket[1]);
