@@ -35,6 +35,38 @@ add_drops(struct mpe_totals *t, const struct mpe_counters *c)
 	}
 }
 
+/* @a += @b, counter by counter (every field of struct mpe_counters is a uint64_t). */
+static void
+counters_add(struct mpe_counters *a, const struct mpe_counters *b)
+{
+	uint64_t *x = (uint64_t *)(void *)a;
+	const uint64_t *y = (const uint64_t *)(const void *)b;
+	size_t i;
+
+	for (i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
+		x[i] += y[i];
+}
+
+/* The I/O lcores' @nb stats @io[] added up into @sum (running: how many run). */
+void
+mpe_io_sum(const struct mpe_io_stats *io, unsigned int nb, struct mpe_io_stats *sum)
+{
+	unsigned int k, i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (k = 0; k < nb; k++) {
+		counters_add(&sum->io, &io[k].io);
+		for (i = 0; i < MPE_MAX_PORTS; i++)
+			counters_add(&sum->port[i], &io[k].port[i]);
+		sum->mirrored += io[k].mirrored;
+		sum->mirror_drops += io[k].mirror_drops;
+		sum->yields_fill += io[k].yields_fill;
+		sum->full_polls += io[k].full_polls;
+		sum->pending += io[k].pending;
+		sum->running += io[k].running;
+	}
+}
+
 void
 mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t)
 {

@@ -16,6 +16,8 @@ struct mpe_totals {
 	uint64_t in_doubt; /* given to a device call a worker died in: neither out nor dropped */
 };
 
+/* The I/O lcores' @nb stats @io[] added up into @sum (running: how many run). */
+void mpe_io_sum(const struct mpe_io_stats *io, unsigned int nb, struct mpe_io_stats *sum);
 void mpe_stats_totals(const struct mpe_shared *shm, struct mpe_totals *t);
 const char *mpe_stats_drop_name(unsigned int reason);
 void mpe_stats_summary(const struct mpe_shared *shm, FILE *out);

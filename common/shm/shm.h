@@ -27,7 +27,6 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include <string.h>
 
 #include <rte_common.h>
 
@@ -255,38 +254,6 @@ struct mpe_io_stats {
 	volatile uint32_t pending; /* packets received but not yet in a ring (backpressure) */
 	volatile uint32_t running;
 } __rte_cache_aligned;
-
-/* @a += @b, counter by counter (every field of struct mpe_counters is a uint64_t). */
-static inline void
-mpe_counters_add(struct mpe_counters *a, const struct mpe_counters *b)
-{
-	uint64_t *x = (uint64_t *)(void *)a;
-	const uint64_t *y = (const uint64_t *)(const void *)b;
-	size_t i;
-
-	for (i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
-		x[i] += y[i];
-}
-
-/* The I/O lcores' @nb stats @io[] added up into @sum (running: how many run). */
-static inline void
-mpe_io_sum(const struct mpe_io_stats *io, unsigned int nb, struct mpe_io_stats *sum)
-{
-	unsigned int k, i;
-
-	memset(sum, 0, sizeof(*sum));
-	for (k = 0; k < nb; k++) {
-		mpe_counters_add(&sum->io, &io[k].io);
-		for (i = 0; i < MPE_MAX_PORTS; i++)
-			mpe_counters_add(&sum->port[i], &io[k].port[i]);
-		sum->mirrored += io[k].mirrored;
-		sum->mirror_drops += io[k].mirror_drops;
-		sum->yields_fill += io[k].yields_fill;
-		sum->full_polls += io[k].full_polls;
-		sum->pending += io[k].pending;
-		sum->running += io[k].running;
-	}
-}
 
 /* Standby worker processes (process build, `standby` in [engine]): attached ahead of need,
  * parked on `word`, a futex in this shared memory, until the primary hands one a dead
