@@ -215,6 +215,10 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_smp_rmb();
 	mpe_io_sum(shm->io, conf->nb_io, &sum);
 	rte_tel_data_add_dict_u64(io, "polls", sum.io.polls);
+	/* the loops' polls that transmitted: packets they moved to the ports and the TSC cycles
+	 * those polls took, receiving included (the I/O lcores' cost per packet) */
+	rte_tel_data_add_dict_u64(io, "moved", sum.io.rx);
+	rte_tel_data_add_dict_u64(io, "cycles", sum.io.cycles);
 	if (mpe_config_io_receives(conf)) {
 		rte_tel_data_add_dict_u64(io, "full_polls", full);
 		rte_tel_data_add_dict_u64(io, "wait_cycles", sum.io.wait_cycles);
@@ -364,6 +368,7 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	/* deaths by a fault signal, and the packets they left in its stages (quarantined) */
 	rte_tel_data_add_dict_u64(w, "fault_deaths", slot->ctl.fault_deaths);
 	rte_tel_data_add_dict_u64(w, "quarantined", slot->ctl.quarantined);
+	rte_tel_data_add_dict_u64(w, "cycles", cnt->cycles);
 	rte_tel_data_add_dict_u64(w, "cycles_per_packet",
 				  per_packet(cnt->cycles, cnt->rx));
 	/* the cycles above and the stages' are timed on one non-empty burst in this many */
@@ -985,8 +990,8 @@ static const struct {
 	 HELP("Engine: version, model, shape, workers, io_lcore[s] (-1: none), lcores, "
 	 "uptime_s, primary_pid, tsc_hz, standby[_parked]")},
 	{"/mpe/stats", cmd_stats_locked,
-	 HELP("Totals: in, out, dropped, drops by reason; ports rx/tx, io polls, full_polls, "
-	 "wait_cycles (ring shapes). No parameters")},
+	 HELP("Totals: in, out, dropped, drops; ports rx/tx; io polls, moved, cycles, "
+	 "full_polls, wait_cycles (ring shapes)")},
 	{"/mpe/workers", cmd_workers_locked,
 	 HELP("Per worker: pid, state, rx, tx, polls, wait_cycles, drops, stages; 8 a reply, "
 	 "from=N, 'next'. W: worker W, malformed too")},

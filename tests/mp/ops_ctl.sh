@@ -283,7 +283,9 @@ checks += [(fam["mpe_worker_wait_seconds"].unit, "seconds"),
            (fam["mpe_io_wait_seconds"].type, "counter"),
            (raw_stats["io"]["polls"] <= val("mpe_io_polls_total") <= stats["io"]["polls"], True),
            (val("mpe_io_full_polls_total"), stats["io"]["full_polls"]),
-           (val("mpe_io_wait_seconds_total"), stats["io"]["wait_cycles"] / hz)]
+           (val("mpe_io_wait_seconds_total"), stats["io"]["wait_cycles"] / hz),
+           (val("mpe_io_moved_packets_total"), stats["io"]["moved"]),
+           (val("mpe_io_busy_seconds_total"), stats["io"]["cycles"] / hz)]
 bad = [c for c in checks if c[0] != c[1]]
 for c in bad:
     print("#   got %r, want %r" % c)
@@ -557,9 +559,11 @@ ok = hits == {"0": 42, "1": 5} and active == {"0": 3} and cached == {"0": 80} an
 # wait cycles over the stand-in's tsc_hz (3 GHz): worker k waited 0.5 * (k + 1) s
 waits = {s.labels["worker"]: s.value for s in fam["mpe_worker_wait_seconds"].samples}
 io = {f: fam[f].samples[0].value for f in ("mpe_io_polls", "mpe_io_full_polls",
-                                           "mpe_io_wait_seconds")}
+                                           "mpe_io_wait_seconds", "mpe_io_moved_packets",
+                                           "mpe_io_busy_seconds")}
 ok = ok and waits == {"0": 0.5, "1": 1.0} and \
-    io == {"mpe_io_polls": 1000, "mpe_io_full_polls": 600, "mpe_io_wait_seconds": 0.1}
+    io == {"mpe_io_polls": 1000, "mpe_io_full_polls": 600, "mpe_io_wait_seconds": 0.1,
+           "mpe_io_moved_packets": 290, "mpe_io_busy_seconds": 0.2}
 if not ok:
     print("#   waits %r, io %r" % (waits, io))
 sys.exit(0 if ok else 1)

@@ -109,6 +109,11 @@ check "/mpe/stats: keys and types, every drop reason, counters not negative" jte
 check "/mpe/stats: the I/O lcore's polls and full_polls, full_polls no more than polls" \
 	jtest "$t.s1" 'has(v["io"], polls=int, full_polls=int, wait_cycles=int) and v["io"]["polls"] > 0
 	and 0 <= v["io"]["full_polls"] <= v["io"]["polls"]'
+check "/mpe/stats: the I/O lcore's cost, packets moved to the ports and their cycles, grows" \
+	jtest "$t.s2" "has(v['io'], moved=int, cycles=int)
+	and v['io']['moved'] > $(jget "$t.s1" 'v["io"]["moved"]')
+	and v['io']['cycles'] > $(jget "$t.s1" 'v["io"]["cycles"]')
+	and v['io']['cycles'] > v['io']['moved']"
 check "/mpe/stats: ports 0 and 1 with device, rx, tx" jtest "$t.s1" \
 	'sorted(v["ports"]) == ["0", "1"] and all(has(p, device=str, rx=int, tx=int)
 	for p in v["ports"].values()) and v["ports"]["0"]["device"] == "net_pcap0"'
@@ -127,7 +132,7 @@ check "/mpe/workers: workers 0 and 1, each with every key and type" jtest "$t.w"
 	restarts=int, lost=int, in_doubt=int, carried=int,
 	last_cause=str,
 	last_recover_ms=int, down=int, dead=int, sandbox=str, sandbox_kills=int,
-	fault_deaths=int, quarantined=int, cycles_per_packet=int, stages=dict)
+	fault_deaths=int, quarantined=int, cycles=int, cycles_per_packet=int, stages=dict)
 	and drops_ok(w["drops"]) for w in v.values())'
 check "/mpe/workers: each worker's sandbox says what it applied ($MODEL build)" jtest "$t.w" \
 	"all(w['sandbox'].startswith('seccomp,') if '$MODEL' == 'process'

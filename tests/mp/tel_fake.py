@@ -80,7 +80,8 @@ def contract(cmd, param, rundir, prefix, generation=3, rules=RULES):
                 "tsc_hz": 3000000000}
     if cmd == "/mpe/stats":
         return {"in": 300, "out": 290, "dropped": 10, "drops": drops(verdict=10),
-                "io": {"polls": 1000, "full_polls": 600, "wait_cycles": 300000000},
+                "io": {"polls": 1000, "moved": 290, "cycles": 600000000, "full_polls": 600,
+                       "wait_cycles": 300000000},
                 "ports": {"0": {"device": "net_pcap0", "rx": 300, "tx": 0},
                           "1": {"device": "net_null1", "rx": 0, "tx": 290}}}
     if cmd == "/mpe/workers":  # one worker per page

@@ -61,7 +61,8 @@ check "metrics: exit 0 ($rc)" [ "$rc" = 0 ]
 COUNTERS="mpe_in_packets_total mpe_out_packets_total mpe_dropped_packets_total
 mpe_port_rx_packets_total mpe_worker_rx_packets_total mpe_worker_dropped_packets_total
 mpe_worker_restarts_total mpe_stage_packets_total mpe_acl_rule_hits_total
-mpe_flows_cache_hits_total mpe_worker_malformed_frames_total mpe_io_wait_seconds_total"
+mpe_flows_cache_hits_total mpe_worker_malformed_frames_total mpe_io_wait_seconds_total
+mpe_io_moved_packets_total mpe_io_busy_seconds_total"
 typed() { # FILE: each of COUNTERS has "# TYPE NAME counter" and a HELP line, and samples
 	local c
 	for c in $COUNTERS; do
