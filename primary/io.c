@@ -425,12 +425,17 @@ io_loop(struct io *io)
 	uint64_t flush_cycles = rte_get_tsc_hz() * TX_FLUSH_US / US_PER_S, last_flush = 0;
 	uint64_t wait_from = 0; /* where the current run of polls with the rings full began */
 	/* With no output ring (tx = workers) nothing is ever transmitted here: the loop is
-	 * receive only, and reads no clock while it receives (a TSC read costs as much as a
-	 * packet's hash); it reads one on each poll that waits for the workers. */
+	 * receive only, and times one busy poll in cycles_sample (a TSC read costs as much as a
+	 * packet's hash), whose cycles stand for the busy polls since the last timed one, as the
+	 * workers' are; it reads the clock on each poll that waits for the workers. A loop that
+	 * transmits reads it on every poll (its flushes are timed). */
 	const int tx = io->nb_out > 0;
+	const uint32_t sample = RTE_MAX(io->conf->cycles_sample, 1u);
+	uint32_t countdown = 0, untimed = 0; /* busy polls to the next timed one, since the last */
 
 	while (!stopping(io)) {
-		uint64_t t0 = tx ? rte_rdtsc() : 0;
+		const int timed = tx || countdown == 0;
+		uint64_t t0 = timed ? rte_rdtsc() : 0;
 		uint32_t left = flush_all_pending(io), moved = 0, got = 0;
 		const int rx_on = io->nb_in > 0 && io->shm->run_state == MPE_RUN_ACTIVE;
 		unsigned int q;
@@ -469,10 +474,17 @@ io_loop(struct io *io)
 				last_flush = t0;
 			}
 		}
-		if (moved > 0) {
+		if (moved > 0 || got > 0) {
 			io->st->io.rx += moved;
-			io->st->io.cycles += rte_rdtsc() - t0;
-		} else if (got == 0 && unlikely(io->yield_idle)) {
+			if (timed) {
+				io->st->io.cycles += (rte_rdtsc() - t0) * (untimed + 1);
+				untimed = 0;
+				countdown = sample - 1;
+			} else {
+				untimed++;
+				countdown--;
+			}
+		} else if (unlikely(io->yield_idle)) {
 			sched_yield(); /* a worker on this CPU may have packets to move */
 			continue;
 		}

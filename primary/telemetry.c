@@ -215,8 +215,10 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_smp_rmb();
 	mpe_io_sum(shm->io, conf->nb_io, &sum);
 	rte_tel_data_add_dict_u64(io, "polls", sum.io.polls);
-	/* the loops' polls that transmitted: packets they moved to the ports and the TSC cycles
-	 * those polls took, receiving included (the I/O lcores' cost per packet) */
+	/* packets the loops moved from the workers' rings to the ports, and the TSC cycles of
+	 * their polls that received or moved packets (a loop that only receives times one in
+	 * cycles_sample): over what the I/O lcores received, or moved when they do not
+	 * receive, their cost per packet */
 	rte_tel_data_add_dict_u64(io, "moved", sum.io.rx);
 	rte_tel_data_add_dict_u64(io, "cycles", sum.io.cycles);
 	if (mpe_config_io_receives(conf)) {

@@ -242,7 +242,8 @@ struct mpe_worker_slot {
 
 /* Counters of the primary's I/O lcore, its only writer. */
 struct mpe_io_stats {
-	struct mpe_counters io;			 /* the loop: polls, cycles, drops */
+	struct mpe_counters io; /* the loop: polls; rx: packets moved to the ports; cycles: of
+				 * the polls that received or moved packets; drops */
 	uint64_t mirrored;			 /* copies sent to the mirror port */
 	uint64_t mirror_drops;			 /* copies that could not be made or sent */
 	uint64_t yields_fill; /* CPU given to a worker on it whose input ring filled */

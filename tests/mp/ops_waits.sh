@@ -20,8 +20,8 @@ run() {
 	local name=$1 ports=$2 stages=$3 bp=$4 cfg=$TMP/$1.ini log=$TMP/$1.log k
 	shift 4
 	printf '[engine]\nshape = distributor\nio_lcore = 1\nring_size = 1024\nburn_cycles = 20000\n' > "$cfg"
-	printf 'backpressure = %s\nstats_period_ms = 0\n\n%s\n[worker 0]\nlcore = 2\nstages = %s\n' \
-		"$bp" "$ports" "$stages" >> "$cfg"
+	printf 'backpressure = %s\nstats_period_ms = 0\n%s\n\n%s\n[worker 0]\nlcore = 2\nstages = %s\n' \
+		"$bp" "${ENGINE_KEYS:-}" "$ports" "$stages" >> "$cfg"
 	start_primary "$log" --lcores "$LCORES" "$@" -- -c "$cfg"
 	if ! wait_for "$log" "running:" 30; then
 		not_ok "$name: engine runs"
@@ -82,7 +82,24 @@ for bp in off on; do
 	iw=$(waited "$name" 's["io"]["wait_cycles"]'); ww=$(waited "$name" 'w["wait_cycles"]')
 	check "worker behind, backpressure $bp: the I/O lcore waited for it ${iw:-?}% of the time, it ${ww:-?}%" \
 		cond '[ "${iw:-0}" -ge 50 ] && [ "${iw:-0}" -le 120 ] && [ "${ww:-100}" -le 10 ]'
+	busy=$(waited "$name" 's["io"]["cycles"]')
+	check "worker behind, backpressure $bp: the I/O lcore busy ${busy:-?}% of the time, waiting $iw%" \
+		cond '[ "${busy:-0}" -ge 0 ] && [ $((${busy:-999} + ${iw:-0})) -le 120 ]'
 done
+
+# The I/O lcore the bottleneck, receive only (the worker transmits): its polls either receive
+# or find the ring full, so its busy time (one poll in cycles_sample timed, standing for the
+# others) and its waits add up to the time
+name=rx_only
+ENGINE_KEYS="tx = workers
+cycles_sample = 8" run "$name" "$NULL_PORTS" "fwd" off --vdev net_null0 --vdev net_null1 && {
+	busy=$(waited "$name" 's["io"]["cycles"]'); iw=$(waited "$name" 's["io"]["wait_cycles"]')
+	moved=$(delta "$name" 's["io"]["moved"]'); in=$(delta "$name" 's["in"]')
+	check "receive only: busy ${busy:-?}% and waiting ${iw:-?}% of the time, together 70 to 120%" \
+		cond '[ $((${busy:-0} + ${iw:-0})) -ge 70 ] && [ $((${busy:-999} + ${iw:-0})) -le 120 ]'
+	check "receive only: nothing moved to the ports ($moved), $in packets received" \
+		cond '[ "$moved" = 0 ] && [ "${in:-0}" -gt 0 ]'
+}
 
 name=ended
 run "$name" "$LOOP_PORTS" "fwd" off --vdev "net_pcap0,rx_pcap=$TMP/in.pcap" --vdev net_null1 &&
@@ -98,6 +115,8 @@ run "$name" "$LOOP_PORTS" "fwd" off --vdev "net_pcap0,rx_pcap=$TMP/in.pcap" --vd
 	iw=$(delta "$name" 's["io"]["wait_cycles"]'); ww=$(waited "$name" 'w["wait_cycles"]')
 	check "capture ended: the worker waited ${ww:-?}% of the time, the I/O lcore never for it ($iw cycles)" \
 		cond '[ "${ww:-0}" -ge 80 ] && [ "${ww:-0}" -le 120 ] && [ "$iw" = 0 ]'
+	busy=$(delta "$name" 's["io"]["cycles"]')
+	check "capture ended: the I/O lcore's busy cycles stay ($busy)" test "$busy" = 0
 }
 assert_clean
 finish

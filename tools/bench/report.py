@@ -20,7 +20,7 @@ DROP_REASONS = ["ring_full", "tx_full", "no_mbuf", "verdict", "no_route", "shutd
 RAW_FIELDS = ["round", "seq", "case", "impl", "traffic", "status", "seconds", "sink_mpps",
               "engine_out_mpps", "engine_in_mpps", "port_rx_mpps", "rss_kib", "memory",
               "stage_cycles_per_packet", "acl_cycles_per_packet", "line_rtt_ns",
-              "switches_per_s", "waits"] + \
+              "switches_per_s", "waits", "core_cycles_per_packet", "tsc_hz"] + \
              ["drops_" + r for r in DROP_REASONS]
 SUMMARY_FIELDS = ["case", "impl", "traffic", "n", "median_mpps", "min_mpps", "max_mpps",
                   "ratio_process_thread", "ratio_testpmd", "testpmd_ref", "ratio_peer",
@@ -48,6 +48,9 @@ def raw_row(rnd, seq, case, impl, traffic, res, status="ok"):
         r["line_rtt_ns"] = "%.1f" % res["line_rtt_ns"] if res.get("line_rtt_ns") else ""
         r["switches_per_s"] = "%.0f" % res["switches_ps"] if "switches_ps" in res else ""
         r["waits"] = " ".join("%s=%.3f" % kv for kv in sorted(res.get("waits", {}).items()))
+        r["core_cycles_per_packet"] = " ".join(
+            "%s=%.1f" % kv for kv in sorted(res.get("core_cpp", {}).items()))
+        r["tsc_hz"] = "%d" % res["tsc_hz"] if res.get("tsc_hz") else ""
         for d in DROP_REASONS:
             r["drops_" + d] = res.get("drops", {}).get(d, "")
     return r

@@ -194,6 +194,23 @@ def _stage_cpp(w0, w1):
     return out
 
 
+def _core_cpp(s0, s1):
+    """Cycles per packet of each polling lcore's loop over the window, its busy polls only:
+    {"io": the I/O lcores' polls that moved packets to the ports (receiving included) over
+    those packets, "w0": worker 0's polls that found packets over what they took, ...}. An
+    engine without these counters gives {}."""
+    out = {}
+
+    def put(key, a, b, num, den):
+        if a and b and num in a and num in b and b[den] - a[den] > 0:
+            out[key] = (b[num] - a[num]) / (b[den] - a[den])
+
+    put("io", s0["stats"].get("io"), s1["stats"].get("io"), "cycles", "moved")
+    for wid, w1 in sorted(s1["workers"].items()):
+        put("w%s" % wid, s0["workers"].get(wid), w1, "cycles", "rx")
+    return out
+
+
 def _waits(s0, s1, hz):
     """Who waited for whom between two samples: {"io.full": share of the I/O lcore's polls
     that found every ring into the workers full, "io.wait": share of the time it spent in
@@ -268,6 +285,8 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
         res["drops"] = _deltas(s0["stats"]["drops"], s1["stats"]["drops"])
         res["stage_cpp"] = _stage_cpp(s0["workers"], s1["workers"])
         res["waits"] = _waits(s0, s1, info.get("tsc_hz"))
+        res["core_cpp"] = _core_cpp(s0, s1)
+        res["tsc_hz"] = info.get("tsc_hz")
         g.stop(30)
         return res
     finally:
