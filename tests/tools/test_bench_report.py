@@ -645,5 +645,51 @@ check(n1[0] - n0[0] > 100 and n1[1] - n0[1] > 100 and n1[2] - n0[2] == 0 and
       "in 0.5 s, a sleeping one never (%s, %s)" % (n0, n1))
 check(runners.switches([kids[0]]) == 0, "switches: a process gone counts nothing")
 
+# --- the capacity model ------------------------------------------------------------------------
+check(abs(report.line_pps(10e9, 64) - 14.88e6) < 0.01e6 and
+      abs(report.line_pps(100e9, 64) - 148.81e6) < 0.01e6 and
+      abs(report.line_pps(10e9, report.IMIX_BYTES) - 3.344e6) < 0.001e6,
+      "line rates: 14.88 and 148.81 Mpps of 64 bytes at 10 and 100 GbE, 3.344 of IMIX at 10")
+check(report.cores_needed(14.88e6, 100, 2e9) == 1 and report.cores_needed(20e6, 100, 2e9) == 1
+      and report.cores_needed(20.1e6, 100, 2e9) == 2 and report.cores_needed(1e6, 0, 2e9) == 0,
+      "cores needed: 20 Mpps of 100 cycles fill one core of 2 GHz exactly, a little more two")
+dist2 = {"name": "d2", "shape": "distributor", "workers": [["fwd"], ["fwd"]]}
+dist2io2 = dict(dist2, io=2)
+rss1 = {"name": "r1", "shape": "rss", "workers": [["fwd"]]}
+pipe = {"name": "p", "shape": "pipeline", "workers": [["fwd"], ["fwd"]],
+        "engine_keys": {"rx": "workers", "tx": "workers"}}
+check(report.tiers(dist2) == (1, 2) and report.tiers(dist2io2) == (2, 2) and
+      report.tiers(rss1) == (0, 1) and report.tiers(pipe) == (0, 2),
+      "tiers: I/O lcores and workers of each shape")
+own = report.model_pps(dist2io2, {"io": 100, "workers": 50}, 2e9, 4)
+shared = report.model_pps(dist2, {"io": 60, "workers": 40}, 2e9, 2)
+check(own == (40e6, "own") and shared == (40e6, "shared") and
+      report.model_pps(rss1, {"workers": 25}, 2e9, 2) == (80e6, "own") and
+      report.model_pps(dist2, {"workers": 40}, 2e9, 4)[0] is None,
+      "model: the slower tier with a CPU each, the CPUs' cycles over both tiers' when shared, "
+      "nothing without a tier's figure (%s, %s)" % (own, shared))
+
+
+def crow(rnd, case, impl, mpps, core, hz=2e9):
+    return {"round": rnd, "case": case, "impl": impl, "status": "ok", "sink_mpps": "%.4f" % mpps,
+            "tsc_hz": "%d" % hz,
+            "core_cycles_per_packet": " ".join("%s=%.1f" % kv for kv in core.items())}
+
+
+crows = [crow(r, "d1", "process", m, {"io": io, "workers": w})
+         for r, m, io, w in ((1, 19.0, 98, 101), (2, 18.0, 99, 100), (3, 1.0, 500, 900))]
+d1 = {"name": "d1", "label": "dist one", "traffic": "null", "shape": "distributor",
+      "workers": [["fwd"]]}
+text = "\n".join(report.capacity_text(report.Summary(crows), [d1], {"cpus": 2}))
+line = [x for x in text.splitlines() if x.startswith("| dist one")]
+# medians: io 99, workers 101; 2 GHz: 20.2 and 19.8 Mpps a core; the model 19.80, measured 18
+check(len(line) == 1 and "| 99, 101 | 20.2, 19.8 | 19.80 (a CPU each) | 18.00 | 0.91 |" in line[0]
+      and line[0].endswith("| 1 + 1, 2 + 2, 8 + 8 | 1 + 1, 1 + 1, 2 + 2 |"),
+      "capacity: the medians, each core's rate, the model against the measured, the cores "
+      "each line rate needs (%s)" % line)
+check(report.capacity_text(report.Summary([crow(1, "d1", "process", 5.0, {})]), [d1],
+                           {"cpus": 2}) == [],
+      "capacity: no section without the tiers' figures")
+
 print("%d failed" % failed)
 sys.exit(1 if failed else 0)

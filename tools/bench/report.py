@@ -99,6 +99,10 @@ class Summary:
         """Median over rounds of each stage's cycles per packet."""
         return self._medians(case, impl, stage_cycles)
 
+    def core_cpp(self, case, impl):
+        """Median over rounds of each tier's cycles per packet (see runners._core_cpp)."""
+        return self._medians(case, impl, core_cycles)
+
     def waits(self, case, impl):
         """Median over rounds of each share of waits() (see runners._waits)."""
         return self._medians(case, impl, waits)
@@ -709,6 +713,7 @@ def markdown(s, cases, refs, meta):
     if meta.get("alternate"):
         L += handover_text(meta.get("alt_rows", []), cases, meta)
     L += waits_text(s, cases)
+    L += capacity_text(s, cases, meta)
     L += placement_text(s.rows)
     L += slow_text(s, cases)
     if meta.get("notes"):
@@ -838,6 +843,103 @@ def stage_cycles(row):
 def waits(row):
     """{"io.wait": 0.41, "w0.found": 0.14, "w0.wait": 0.03, ...} of one raw row."""
     return _kv(row, "waits")
+
+
+def core_cycles(row):
+    """{"io": 61.0, "workers": 40.2, "w0": 40.2, ...} of one raw row."""
+    return _kv(row, "core_cycles_per_packet")
+
+
+# The capacity model's line rates: a frame of B bytes takes B + 20 on the wire (preamble, start
+# delimiter, inter-frame gap); IMIX is the simple 7:4:1 mix of 64, 570 and 1518-byte frames
+LINKS = [("10 GbE", 10e9), ("25 GbE", 25e9), ("100 GbE", 100e9)]
+IMIX_BYTES = (7 * 64 + 4 * 570 + 1518) / 12
+
+
+def line_pps(bits_per_s, frame_bytes):
+    """Frames a second of @frame_bytes that fill a link of @bits_per_s."""
+    return bits_per_s / 8 / (frame_bytes + 20)
+
+
+def cores_needed(pps, cpp, hz):
+    """Cores of @hz cycles a second that @pps packets a second of @cpp cycles each keep busy,
+    rounded up (0 for no work)."""
+    return max(0, math.ceil(pps * cpp / hz - 1e-9))
+
+
+def tiers(case):
+    """(I/O lcores, workers) of @case: the polling lcores of each tier; rss has no I/O lcore,
+    nor has a pipeline whose stages drive the ports."""
+    ports_by_workers = (case.get("engine_keys") or {}).get("rx") == "workers"
+    nio = 0 if case["shape"] == "rss" or ports_by_workers else case.get("io", 1)
+    return nio, len(case["workers"])
+
+
+def model_pps(case, core, hz, cpus):
+    """The model's rate of @case on a host of @cpus CPUs at @hz, from its tiers' cycles per
+    packet @core ({"io", "workers"}): with a CPU for each polling lcore, the slower tier,
+    each tier's lcores sharing its packets evenly; with fewer CPUs, those CPUs' cycles over
+    every tier's cycles a packet. (rate, "own" or "shared"); (None, why) where a tier that
+    polls has no figure."""
+    nio, nw = tiers(case)
+    if (nio and "io" not in core) or "workers" not in core or not hz:
+        return None, "no figure"
+    if nio + nw <= cpus:
+        rates = [nw * hz / core["workers"]] + ([nio * hz / core["io"]] if nio else [])
+        return min(rates), "own"
+    return cpus * hz / (core["workers"] + (core["io"] if nio else 0)), "shared"
+
+
+def capacity_text(s, cases, meta):
+    """The capacity model: each configuration's cycles per packet by tier (process build,
+    median over the rounds), the rate one core of each tier moves, the model's rate on this
+    host against the rate measured, and the cores each line rate needs."""
+    cpus = meta.get("cpus") or 1
+    L, hzs = [], []
+    for c in cases:
+        if c.get("fs") or c.get("na"):
+            continue
+        core = s.core_cpp(c["name"], "process")
+        hz = s.median(c["name"], "process", "tsc_hz")
+        if "workers" not in core or not hz:
+            continue
+        hzs.append(hz)
+        nio, nw = tiers(c)
+        io = core.get("io") if nio else None
+        if not L:
+            L += ["## Capacity", "",
+                  "| configuration | traffic | cycles/pkt: I/O lcores, workers | Mpps a core: "
+                  "I/O, worker | model here | measured | measured/model | cores (I/O + "
+                  "workers) for %s, 64 B | the same, IMIX |" % ", ".join(n for n, _ in LINKS),
+                  "|---|---|---|---|---|---|---|---|---|"]
+        rate, how = model_pps(c, core, hz, cpus)
+        got = s.median(c["name"], "process")
+        need = []
+        for frame in (64, IMIX_BYTES):
+            need.append(", ".join("%d + %d" % (
+                cores_needed(line_pps(bits, frame), io, hz) if io else 0,
+                cores_needed(line_pps(bits, frame), core["workers"], hz)) for _, bits in LINKS))
+        L.append("| %s | %s | %s, %.0f | %s, %.1f | %s | %s | %s | %s | %s |" % (
+            c["label"], c["traffic"], "%.0f" % io if io else "–", core["workers"],
+            "%.1f" % (hz / io / 1e6) if io else "–", hz / core["workers"] / 1e6,
+            "%.2f (%s)" % (rate / 1e6, "a CPU each" if how == "own" else "%d CPUs shared"
+                           % cpus) if rate else "–",
+            "%.2f" % got if got else "–",
+            fmt_ratio(ratio(got * 1e6, rate)) if got and rate else "–", need[0], need[1]))
+    if L:
+        L += ["", "Cycles/pkt: TSC cycles of the busy polls of each tier over the packets "
+              "through it, from the engine's telemetry (`cycles` and `in` or `moved` of "
+              "`/mpe/stats` for the I/O lcores, each worker's `cycles` of `/mpe/workers`), "
+              "process build, median over the rounds; a pipeline's workers add up every "
+              "stage a packet passes. Mpps a core: `tsc_hz` (%.2f GHz here) over those "
+              "cycles. Model here: with a CPU for each polling lcore, the slower tier, its "
+              "lcores sharing the packets evenly; with fewer CPUs than polling lcores (%d "
+              "here), the CPUs' cycles over both tiers' cycles a packet. Cores: what each "
+              "tier needs at line rate, rounded up, for 64-byte frames and for IMIX (7:4:1 "
+              "of 64, 570 and 1518 bytes, %.1f on average), 20 bytes of preamble and gap a "
+              "frame, at this host's clock and costs. docs/scaling.md says what the model "
+              "assumes." % (statistics.median(hzs) / 1e9, cpus, IMIX_BYTES), ""]
+    return L
 
 
 def fmt_share(x):

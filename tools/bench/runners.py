@@ -194,20 +194,33 @@ def _stage_cpp(w0, w1):
     return out
 
 
-def _core_cpp(s0, s1):
-    """Cycles per packet of each polling lcore's loop over the window, its busy polls only:
-    {"io": the I/O lcores' polls that moved packets to the ports (receiving included) over
-    those packets, "w0": worker 0's polls that found packets over what they took, ...}. An
-    engine without these counters gives {}."""
+def _core_cpp(s0, s1, shape):
+    """Cycles per packet of the polling lcores' busy polls over the window, by tier: {"io":
+    the I/O lcores' polls that received or moved packets over the packets they received (or
+    moved, where the workers receive), "workers": every worker's polls that found packets
+    over the packets that entered the workers (a pipeline's first stage: every stage's work on
+    one packet), "w0": worker 0's over what it took, ...}. An engine without these counters
+    gives {}."""
     out = {}
-
-    def put(key, a, b, num, den):
-        if a and b and num in a and num in b and b[den] - a[den] > 0:
-            out[key] = (b[num] - a[num]) / (b[den] - a[den])
-
-    put("io", s0["stats"].get("io"), s1["stats"].get("io"), "cycles", "moved")
+    io0, io1 = s0["stats"].get("io") or {}, s1["stats"].get("io") or {}
+    if "cycles" in io0 and "cycles" in io1:
+        den = (s1["stats"]["in"] - s0["stats"]["in"] if "full_polls" in io1
+               else io1["moved"] - io0["moved"])
+        if den > 0:
+            out["io"] = (io1["cycles"] - io0["cycles"]) / den
+    cyc = pkts = 0
     for wid, w1 in sorted(s1["workers"].items()):
-        put("w%s" % wid, s0["workers"].get(wid), w1, "cycles", "rx")
+        w0 = s0["workers"].get(wid)
+        if not w0 or "cycles" not in w1 or "cycles" not in w0:
+            continue
+        d, n = w1["cycles"] - w0["cycles"], w1["rx"] - w0["rx"]
+        if n > 0:
+            out["w%s" % wid] = d / n
+        cyc += d
+        if shape != "pipeline" or wid == "0":
+            pkts += n
+    if pkts > 0:
+        out["workers"] = cyc / pkts
     return out
 
 
@@ -285,7 +298,7 @@ def run_mpe(build, case, inputs, workdir, warmup, duration):
         res["drops"] = _deltas(s0["stats"]["drops"], s1["stats"]["drops"])
         res["stage_cpp"] = _stage_cpp(s0["workers"], s1["workers"])
         res["waits"] = _waits(s0, s1, info.get("tsc_hz"))
-        res["core_cpp"] = _core_cpp(s0, s1)
+        res["core_cpp"] = _core_cpp(s0, s1, case["shape"])
         res["tsc_hz"] = info.get("tsc_hz")
         g.stop(30)
         return res
