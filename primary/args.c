@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_mempool.h>
 
 #include "args.h"
 #include "config.h"
@@ -446,6 +447,45 @@ print_io(const struct mpe_conf *conf)
 	}
 }
 
+/* --check: the mbuf pools and which port receives into which. It runs no EAL and knows no
+ * sockets: the pools per socket, and where each pool, ring and flow table goes, are decided at
+ * start (the start log's "placement:" line). */
+static void
+print_pools(const struct mpe_conf *conf)
+{
+	static struct mpe_placement pl;
+	static struct mpe_topology t;
+	unsigned int i, k;
+
+	if (!conf->pools_per_port) {
+		printf("mbuf pools: one on each socket a receiving port is on, which the start "
+		       "finds (pools = socket)\n");
+		return;
+	}
+	for (i = 0; i < RTE_DIM(t.lcore_socket); i++)
+		t.lcore_socket[i] = MPE_SOCKET_UNKNOWN;
+	for (i = 0; i < RTE_DIM(t.port_socket); i++)
+		t.port_socket[i] = MPE_SOCKET_UNKNOWN;
+	mpe_place(conf, &t, NULL, 0, &pl);
+	printf("mbuf pools: %u (pools = port), each on its port's socket:", pl.nb_pools);
+	for (k = 0; k < pl.nb_pools; k++) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+
+		unsigned int nb = 0;
+
+		mpe_names_pool(name, sizeof(name), k);
+		printf("%s %s for port", k > 0 ? "," : "", name);
+		for (i = 0; i < conf->nb_ports; i++)
+			if (conf->ports[i].rx && pl.port_pool[i] == k) {
+				printf(" %u", i);
+				nb++;
+			}
+		if (nb == 0)
+			printf("s that do not receive");
+	}
+	printf("\n");
+}
+
 int
 mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf)
 {
@@ -466,6 +506,8 @@ mpe_args_config(const struct mpe_args *a, struct mpe_conf *conf)
 		       mpe_config_shape_name(conf->shape), conf->nb_ports, conf->nb_workers);
 	if (a->check && conf->nb_io > 1)
 		print_io(conf);
+	if (a->check)
+		print_pools(conf);
 	if (a->print_config)
 		mpe_config_dump(conf, stdout);
 	return 0;

@@ -19,7 +19,7 @@ struct mpe_record_copy;
 
 struct mpe_primary {
 	struct mpe_shared *shm;
-	struct rte_mempool *pool;
+	struct rte_mempool *pools[MPE_MAX_POOLS]; /* shm->nb_pools of them (mpe_names_pool) */
 	struct rte_ring *rings[MPE_MAX_RINGS];
 	int ring_consumer[MPE_MAX_RINGS]; /* worker id, or an I/O lcore's end (MPE_END_IO_K) */
 	unsigned int nb_rings;

@@ -197,12 +197,12 @@ dump_worker(FILE *f, const struct mpe_primary *p, const struct mpe_shared *shm, 
 	fprintf(f, "  last cause: %s\n  error: %s\n", cause[0] ? cause : "-",
 		error[0] ? error : "-");
 	/* cons_mark: in phase dequeue, the input ring's consumer tail (rings above) */
-	fprintf(f, "  hand: phase %s, n %u, kept %u, done %u, free_from %u, put %s, in_ring %u, "
-		"cons_mark %u\n",
+	fprintf(f, "  hand: phase %s, n %u, kept %u, done %u, free_from %u, put %s (pool %u), "
+		"in_ring %u, cons_mark %u\n",
 		phase < RTE_DIM(hand_phases) ? hand_phases[phase] : "?", slot->hand.n,
 		slot->hand.kept, slot->hand.done, slot->hand.free_from,
-		mpe_pool_put_state_name(slot->hand.put.state), slot->hand.in_ring,
-		slot->hand.cons_mark[slot->hand.in_ring % MPE_MAX_IO]);
+		mpe_pool_put_state_name(slot->hand.put.state), slot->hand.put.pool,
+		slot->hand.in_ring, slot->hand.cons_mark[slot->hand.in_ring % MPE_MAX_IO]);
 	counters(f, "  ", MPE_SHM_WORKER_CNT(shm, id));
 	for (s = 0; s < wc->nb_stages && s < MPE_MAX_STAGES; s++) {
 		const struct mpe_stage_info *info = mpe_stage_info(wc->stages[s]);

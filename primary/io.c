@@ -61,7 +61,6 @@ struct io {
 	uint32_t room[MPE_MAX_WORKERS];
 	struct rte_mbuf *pend[MPE_MAX_WORKERS][MPE_MAX_BURST];
 	struct tx_port tx[MPE_MAX_PORTS];
-	struct rte_mempool *pool; /* for mirror copies */
 	uint16_t mirror;	  /* conf.mirror_port, or MPE_PORT_NONE */
 	uint8_t yield_idle;	  /* shares its CPU with a worker: yield when idle */
 	/* input rings of the workers on this lcore's CPU, and how full one may get before
@@ -136,7 +135,6 @@ io_init(struct io *io, struct mpe_primary *p, unsigned int k, int socket)
 	io->meta_offset = p->shm->meta_offset;
 	io->burst = (uint16_t)conf->burst;
 	io->backpressure = (uint8_t)conf->backpressure;
-	io->pool = p->pool;
 	io->yield_idle = (uint8_t)p->io_yield_idle[k];
 	io->mirror = conf->mirror_port;
 	for (i = 0; i < conf->nb_ports; i++)
@@ -357,11 +355,12 @@ rx_burst(struct io *io, uint16_t idx, uint16_t q)
 	return rx;
 }
 
-/* A copy of @m for the mirror port, before @m itself leaves (the driver owns it then). */
+/* A copy of @m for the mirror port, before @m itself leaves (the driver owns it then); from
+ * @m's own pool, so that a port's traffic takes no other port's mbufs (pools = port). */
 static __rte_noinline void
 mirror(struct io *io, struct rte_mbuf *m)
 {
-	struct rte_mbuf *c = rte_pktmbuf_copy(m, io->pool, 0, UINT32_MAX);
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
 	uint16_t mp = io->mirror;
 
 	if (unlikely(c == NULL)) {

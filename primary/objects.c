@@ -51,6 +51,42 @@ describe_host(const struct mpe_conf *conf, struct mpe_topology *t)
 					    MPE_SOCKET_UNKNOWN;
 }
 
+static int
+pool_socket(const struct mpe_placement *pl, unsigned int k)
+{
+	return pl->pool_socket[k] != MPE_SOCKET_UNKNOWN ? pl->pool_socket[k] :
+							  (int)rte_socket_id();
+}
+
+/* "mbuf pool on socket 0"; with several, "2 mbuf pools: mpe_mbufs on socket 0 for port 0,
+ * mpe_mbufs_1 on socket 1 for ports 1 2". */
+static void
+pools_text(const struct mpe_conf *conf, const struct mpe_placement *pl, char *buf, size_t size)
+{
+	unsigned int k, i;
+	size_t len;
+
+	if (pl->nb_pools == 1) {
+		snprintf(buf, size, "mbuf pool on socket %d", pool_socket(pl, 0));
+		return;
+	}
+	len = (size_t)snprintf(buf, size, "%u mbuf pools:", pl->nb_pools);
+	for (k = 0; k < pl->nb_pools && len < size; k++) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+		unsigned int nb = 0;
+
+		for (i = 0; i < conf->nb_ports; i++)
+			nb += conf->ports[i].rx && pl->port_pool[i] == k;
+		mpe_names_pool(name, sizeof(name), k);
+		len += (size_t)snprintf(buf + len, size - len, "%s %s on socket %d for port%s",
+					k > 0 ? "," : "", name, pool_socket(pl, k),
+					nb > 1 ? "s" : "");
+		for (i = 0; i < conf->nb_ports && len < size; i++)
+			if (conf->ports[i].rx && pl->port_pool[i] == k)
+				len += (size_t)snprintf(buf + len, size - len, " %u", i);
+	}
+}
+
 /* Where the pool, the rings and the flow tables go (docs/configuration.md#numa-placement),
  * said in the log; a polling lcore across sockets from a port it serves is warned about, or
  * refused with numa = refuse. */
@@ -59,15 +95,15 @@ place(struct mpe_primary *p, const int (*ends)[2], unsigned int n)
 {
 	const struct mpe_conf *conf = &p->shm->conf;
 	struct mpe_topology t;
+	char pools[1024];
 	unsigned int i;
 
 	describe_host(conf, &t);
 	mpe_place(conf, &t, ends, n, &p->place);
-	MPE_LOG(INFO, engine, "placement: mbuf pool on socket %d, %u rings and the flow tables "
-		"on their consumers' sockets, %u polling lcores serve a port across sockets",
-		p->place.pool_socket != MPE_SOCKET_UNKNOWN ? p->place.pool_socket :
-							     (int)rte_socket_id(),
-		n, p->place.nb_far);
+	pools_text(conf, &p->place, pools, sizeof(pools));
+	MPE_LOG(INFO, engine, "placement: %s, %u rings and the flow tables on their consumers' "
+		"sockets, %u polling lcores serve a port across sockets", pools, n,
+		p->place.nb_far);
 	for (i = 0; i < p->place.nb_far; i++) {
 		const struct mpe_far *f = &p->place.far[i];
 		char who[32];
@@ -207,16 +243,83 @@ create_rings(struct mpe_primary *p, int ends[][2], unsigned int n, const uint32_
 	return 0;
 }
 
-/* The mbuf pool; the private area carries what the parse stage decoded to the stages
- * after it. */
-static struct rte_mempool *
-create_pool(const struct mpe_primary *p, const struct mpe_conf *conf)
+static void
+free_pools(struct mpe_primary *p)
 {
-	return rte_pktmbuf_pool_create(MPE_NAME_POOL, p->shm->conf.mbufs, conf->mbuf_cache,
-				       MPE_PKT_PRIV_SIZE,
-				       (uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM),
-				       p->place.pool_socket != MPE_SOCKET_UNKNOWN ?
-					       p->place.pool_socket : (int)rte_socket_id());
+	unsigned int k;
+
+	for (k = 0; k < RTE_DIM(p->pools); k++) {
+		rte_mempool_free(p->pools[k]);
+		p->pools[k] = NULL;
+		mpe_pools_mapped[k] = NULL;
+	}
+	mpe_pool_mapped = NULL;
+}
+
+/* The mbuf pools, each of mbufs on its socket; the private area carries what the parse stage
+ * decoded to the stages after it. 0, or -1 with rte_errno set and none left. */
+static int
+create_pools(struct mpe_primary *p, const struct mpe_conf *conf)
+{
+	unsigned int k;
+
+	for (k = 0; k < p->place.nb_pools; k++) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+		int s = p->place.pool_socket[k];
+
+		if (mpe_names_pool(name, sizeof(name), k) < 0) {
+			rte_errno = ENAMETOOLONG;
+			break;
+		}
+		p->pools[k] = rte_pktmbuf_pool_create(
+			name, p->shm->conf.mbufs, conf->mbuf_cache, MPE_PKT_PRIV_SIZE,
+			(uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM),
+			s != MPE_SOCKET_UNKNOWN ? s : (int)rte_socket_id());
+		if (p->pools[k] == NULL && rte_errno == ENOMEM && s != MPE_SOCKET_UNKNOWN &&
+		    rte_socket_count() > 1) {
+			/* a socket without hugepages of its own (--socket-mem 1024,0): another
+			 * one, said, rather than no start */
+			p->pools[k] = rte_pktmbuf_pool_create(
+				name, p->shm->conf.mbufs, conf->mbuf_cache, MPE_PKT_PRIV_SIZE,
+				(uint16_t)(conf->mbuf_data + RTE_PKTMBUF_HEADROOM), SOCKET_ID_ANY);
+			if (p->pools[k] != NULL)
+				MPE_LOG(WARNING, engine, "mempool %s: no hugepage memory on socket "
+					"%d for %u mbufs: placed on socket %d", name, s,
+					p->shm->conf.mbufs, p->pools[k]->socket_id);
+			else
+				rte_errno = ENOMEM;
+		}
+		if (p->pools[k] == NULL)
+			break;
+	}
+	if (k < p->place.nb_pools) {
+		int e = rte_errno;
+
+		free_pools(p);
+		rte_errno = e;
+		return -1;
+	}
+	p->shm->nb_pools = p->place.nb_pools;
+	memcpy(p->shm->port_pool, p->place.port_pool, sizeof(p->shm->port_pool));
+	mpe_pool_mapped = p->pools[0];
+	memcpy(mpe_pools_mapped, p->pools, sizeof(mpe_pools_mapped));
+	return 0;
+}
+
+void
+mpe_objects_flush_caches(struct mpe_primary *p, unsigned int lcore_id)
+{
+	unsigned int k;
+
+	for (k = 0; k < RTE_DIM(p->pools) && p->pools[k] != NULL; k++) {
+		struct rte_mempool_cache *c;
+
+		if (p->pools[k]->cache_size == 0)
+			continue;
+		c = rte_mempool_default_cache(p->pools[k], lcore_id);
+		if (c != NULL)
+			rte_mempool_cache_flush(c, p->pools[k]);
+	}
 }
 
 /* A port's device that keeps mbufs of the pool for itself (net_pcap's infinite_rx holds its
@@ -422,22 +525,23 @@ mpe_objects_create(struct mpe_primary *p, const struct mpe_conf *conf)
 		return rc;
 	mbufs = p->shm->conf.mbufs;
 	size_rings(p, ends, n, sizes);
-	p->pool = create_pool(p, conf);
-	if (p->pool == NULL && rte_errno == ENOMEM && p->shm->conf.mbufs != mbufs) {
+	rc = create_pools(p, conf);
+	if (rc < 0 && rte_errno == ENOMEM && p->shm->conf.mbufs != mbufs) {
 		MPE_LOG(NOTICE, engine, "no hugepage memory for %u mbufs: every ring holds "
-			"ring_size = %u, and the pool %u mbufs (give ring_size to choose)",
-			p->shm->conf.mbufs, conf->ring_size, mbufs);
+			"ring_size = %u, and %s %u mbufs (give ring_size to choose)",
+			p->shm->conf.mbufs, conf->ring_size,
+			p->place.nb_pools > 1 ? "each pool" : "the pool", mbufs);
 		p->shm->conf.mbufs = mbufs;
 		for (i = 0; i < n; i++)
 			sizes[i] = conf->ring_size;
-		p->pool = create_pool(p, conf);
+		rc = create_pools(p, conf);
 	}
-	if (p->pool == NULL) {
-		MPE_LOG(ERR, engine, "mbuf pool of %u: %s", p->shm->conf.mbufs,
+	if (rc < 0) {
+		MPE_LOG(ERR, engine, "%u mbuf pool%s of %u: %s", p->place.nb_pools,
+			p->place.nb_pools > 1 ? "s" : "", p->shm->conf.mbufs,
 			rte_strerror(rte_errno));
 		return -rte_errno;
 	}
-	mpe_pool_mapped = p->pool;
 	if (mpe_inspect_init(p) < 0)
 		return -EINVAL;
 	return create_rings(p, ends, n, sizes);
@@ -452,27 +556,30 @@ mpe_objects_free(struct mpe_primary *p)
 	for (i = 0; i < p->nb_rings; i++)
 		rte_ring_free(p->rings[i]);
 	p->nb_rings = 0;
-	if (p->pool != NULL) {
+	for (i = 0; i < RTE_DIM(p->pools) && p->pools[i] != NULL; i++) {
+		struct rte_mempool *mp = p->pools[i];
 		unsigned int missing, twice;
+		char who[RTE_MEMPOOL_NAMESIZE + 8] = "";
 
+		/* with several pools, each line says which */
+		if (i > 0 || (i + 1 < RTE_DIM(p->pools) && p->pools[i + 1] != NULL))
+			snprintf(who, sizeof(who), " %s", mp->name);
 		/* every queue is empty and every port stopped: nothing may hold an mbuf now, and
 		 * the pool must hold each exactly once */
-		if (mpe_pool_audit(p->pool, &missing, &twice) < 0) {
-			missing = rte_mempool_in_use_count(p->pool);
+		if (mpe_pool_audit(mp, &missing, &twice) < 0) {
+			missing = rte_mempool_in_use_count(mp);
 			twice = 0;
 		}
 		if (twice != 0)
-			MPE_LOG(ERR, engine, "mempool: %u entries of the pool repeat an mbuf: "
-				"it would have handed them out twice", twice);
+			MPE_LOG(ERR, engine, "mempool%s: %u entries of the pool repeat an mbuf: "
+				"it would have handed them out twice", who, twice);
 		if (missing != 0)
-			MPE_LOG(WARNING, engine, "mempool: %u mbufs still in use at exit: lost",
-				missing);
+			MPE_LOG(WARNING, engine, "mempool%s: %u mbufs still in use at exit: lost",
+				who, missing);
 		if (missing == 0 && twice == 0)
-			MPE_LOG(INFO, engine, "mempool: every mbuf back in the pool, once");
-		mpe_pool_mapped = NULL;
-		rte_mempool_free(p->pool);
-		p->pool = NULL;
+			MPE_LOG(INFO, engine, "mempool%s: every mbuf back in the pool, once", who);
 	}
+	free_pools(p);
 	if (p->shm != NULL) {
 		mpe_shm_free(p->shm);
 		p->shm = NULL;

@@ -15,4 +15,8 @@ int mpe_objects_create(struct mpe_primary *p, const struct mpe_conf *conf);
  * and the memzone. Safe after a partial mpe_objects_create(). */
 void mpe_objects_free(struct mpe_primary *p);
 
+/* Empty lcore @lcore_id's cache of every mbuf pool into its pool (a dead worker's, a standby's
+ * whose id serves again). */
+void mpe_objects_flush_caches(struct mpe_primary *p, unsigned int lcore_id);
+
 #endif

@@ -232,7 +232,7 @@ port_init(struct mpe_primary *p, unsigned int idx)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rxd, &nb_txd);
 	for (q = 0; rc == 0 && q < pc->rx_queues; q++)
 		rc = rte_eth_rx_queue_setup(pid, q, nb_rxd, rte_eth_dev_socket_id(pid), NULL,
-					    p->pool);
+					    p->pools[p->shm->port_pool[idx]]);
 	for (q = 0; rc == 0 && q < nb_txq; q++)
 		rc = rte_eth_tx_queue_setup(pid, q, nb_txd, rte_eth_dev_socket_id(pid), NULL);
 	if (rc != 0) {

@@ -20,6 +20,7 @@
 #include "context.h"
 #include "log.h"
 #include "names.h"
+#include "objects.h"
 #include "recover.h"
 #include "worker.h"
 
@@ -447,6 +448,29 @@ mpe_recover_pool_stuck(struct rte_mempool *mp, char *why, size_t size)
 	return 1;
 }
 
+/* @ref: worker @id's way to pool @k (out of range: the first), as the worker had it. */
+static struct rte_mempool *
+worker_ref(const struct mpe_primary *p, unsigned int id, uint32_t k, struct mpe_pool_ref *ref)
+{
+	if (k >= p->shm->nb_pools)
+		k = 0;
+	mpe_pool_ref_init(ref, p->pools[k], k, p->shm->workers[id].ctl.lcore,
+			  p->shm->conf.burst);
+	return p->pools[k];
+}
+
+/* Any pool's ring left half done (mpe_recover_pool_stuck), what was seen in @why. */
+static int
+pools_stuck(const struct mpe_primary *p, char *why, size_t size)
+{
+	unsigned int k;
+
+	for (k = 0; k < p->shm->nb_pools; k++)
+		if (mpe_recover_pool_stuck(p->pools[k], why, size))
+			return 1;
+	return 0;
+}
+
 /* How long the slots of a dead worker, finished for the recovery of another, may wait for
  * earlier slots: those of other dead workers, finished in a later pass, or of live ones,
  * done in microseconds. */
@@ -489,15 +513,14 @@ finish_other_dead(struct mpe_primary *p, unsigned int id)
 			if (!pp->head_set || (state != MPE_PUT_FLUSH && state != MPE_PUT_RING &&
 					      state != MPE_PUT_FILL))
 				continue;
-			mpe_pool_ref_init(&ref, p->pool, p->shm->workers[j].ctl.lcore,
-					  p->shm->conf.burst);
+			worker_ref(p, j, pp->pool, &ref);
 			/* a dead worker's slots wait only for other dead workers' */
 			if (mpe_pool_slots_finish(pp, &ref, OTHER_DEAD_WAIT_MS, &fin) < 0)
 				continue;
 			MPE_LOG(NOTICE, engine, "worker %u: the pool's ring is held by worker %u, "
 				"dead too: what worker %u left in mempool %s's ring (%s) is finished "
 				"first: %u slots on its behalf, %u counted into its cache", id, j, j,
-				p->pool->name, mpe_pool_put_state_name(state), fin.completed,
+				ref.mp->name, mpe_pool_put_state_name(state), fin.completed,
 				fin.counted);
 			pass++;
 		}
@@ -516,7 +539,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, in
 	struct mpe_pool_finish slots, fin = {0};
 	struct mpe_pool_ref ref;
 	struct rte_ring *in, *out;
-	uint32_t lost = 0, taken, sent, off, carried = 0;
+	uint32_t lost = 0, taken, sent, off, carried = 0, k;
 	int in_tx_call, rc, again = 0;
 
 	dev_settle(p, id, h);
@@ -527,7 +550,7 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, in
 	 * dead worker can leave stuck, the only ones that can be finished. After it, the dead
 	 * worker holds nothing of the pool's ring; a put's objects are in the pool then,
 	 * whatever its hand says, a fill's in its cache. */
-	mpe_pool_ref_init(&ref, p->pool, p->shm->workers[id].ctl.lcore, p->shm->conf.burst);
+	worker_ref(p, id, h->put.pool, &ref);
 	if (h->put.state != MPE_PUT_NONE && h->put.state != MPE_PUT_FILL)
 		put.n = RTE_MIN(h->put.n, (uint32_t)MPE_POOL_PUT_MAX);
 	if (h->put.state == MPE_PUT_OPAQUE)
@@ -541,13 +564,13 @@ mpe_recover_worker(struct mpe_primary *p, unsigned int id, enum mpe_drop why, in
 	if (rc == -EDEADLK) {
 		snprintf(stuck, size, "%s mempool %s's ring it died in %s",
 			 h->put.state == MPE_PUT_FILL ? "the dequeue from" : "the enqueue to",
-			 p->pool->name, h->put.head_set ? "waits for an earlier one that nobody "
+			 ref.mp->name, h->put.head_set ? "waits for an earlier one that nobody "
 			 "finishes" : "has its slots unknown");
 		return -EDEADLK;
 	}
 	/* before anything goes back to the pool: a stuck pool ring would hang the supervisor
 	 * (unless what holds it is another dead worker's recorded reservation) */
-	while (mpe_recover_pool_stuck(p->pool, stuck, size))
+	while (pools_stuck(p, stuck, size))
 		if (finish_other_dead(p, id) == 0)
 			return -EDEADLK;
 	if (rc == 0)
@@ -652,18 +675,19 @@ done:
 	h->put.state = MPE_PUT_NONE;
 	h->put.head_set = 0;
 	h->free_armed = 0;
-	off = in_tx_call ? mpe_pool_trust_cache(&ref, h->cache_len0) : 0;
-	if (off > 0)
-		MPE_LOG(WARNING, engine, "worker %u: %u entries its mempool cache gained in the "
-			"transmit call it died in are written off: DPDK may have counted them "
-			"before writing them", id, off);
-	if (p->pool->cache_size != 0) {
-		struct rte_mempool_cache *c =
-			rte_mempool_default_cache(p->pool, p->shm->workers[id].ctl.lcore);
+	for (k = 0; in_tx_call && k < p->shm->nb_pools; k++) {
+		char which[RTE_MEMPOOL_NAMESIZE + 16] = "";
 
-		if (c != NULL)
-			rte_mempool_cache_flush(c, p->pool);
+		worker_ref(p, id, k, &ref);
+		off = mpe_pool_trust_cache(&ref, h->cache_len0[k]);
+		if (p->shm->nb_pools > 1)
+			snprintf(which, sizeof(which), " (mempool %s)", ref.mp->name);
+		if (off > 0)
+			MPE_LOG(WARNING, engine, "worker %u: %u entries its mempool cache%s gained "
+				"in the transmit call it died in are written off: DPDK may have "
+				"counted them before writing them", id, off, which);
 	}
+	mpe_objects_flush_caches(p, p->shm->workers[id].ctl.lcore);
 	slot->ctl.lost += lost;
 	p->shm->sup.drops[why] += lost;
 	return (int)lost;

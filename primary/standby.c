@@ -29,6 +29,7 @@
 #include "context.h"
 #include "launch.h"
 #include "log.h"
+#include "objects.h"
 #include "standby.h"
 #include "worker_log.h"
 
@@ -225,13 +226,8 @@ mpe_standby_reaped(struct mpe_primary *p, pid_t pid, int status)
 		return 0;
 	sb = &p->shm->standby[k];
 	p->standby[k].pid = 0;
-	/* it took no mbuf, but its cache is emptied all the same before its id serves again */
-	if (p->pool != NULL && p->pool->cache_size != 0) {
-		struct rte_mempool_cache *c = rte_mempool_default_cache(p->pool, sb->lcore);
-
-		if (c != NULL)
-			rte_mempool_cache_flush(c, p->pool);
-	}
+	/* it took no mbuf, but its caches are emptied all the same before its id serves again */
+	mpe_objects_flush_caches(p, sb->lcore);
 	mpe_launch_lcore_free(p, sb->lcore);
 	/* told to leave: at stop (in rss, the engine stops with run_state still ACTIVE) */
 	if (sb->word == MPE_STANDBY_STOP) {

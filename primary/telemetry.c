@@ -166,6 +166,7 @@ cmd_info(const char *cmd, const char *params, struct rte_tel_data *d)
 		d, "uptime_s", shm->tsc_hz == 0 ? 0 : (rte_rdtsc() - shm->start_tsc) / shm->tsc_hz);
 	rte_tel_data_add_dict_int(d, "primary_pid", shm->primary_pid);
 	rte_tel_data_add_dict_u64(d, "tsc_hz", shm->tsc_hz); /* the unit of every *cycles* */
+	rte_tel_data_add_dict_u64(d, "pools", shm->nb_pools); /* mbuf pools (mpe_names_pool) */
 	/* standby worker processes: configured, and parked now (ready to take over) */
 	for (i = 0, parked = 0; i < conf->standby; i++)
 		parked += shm->standby[i].state == MPE_WORKER_READY;
@@ -370,7 +371,6 @@ fill_worker(struct rte_tel_data *w, const struct mpe_shared *shm, unsigned int i
 	/* deaths by a fault signal, and the packets they left in its stages (quarantined) */
 	rte_tel_data_add_dict_u64(w, "fault_deaths", slot->ctl.fault_deaths);
 	rte_tel_data_add_dict_u64(w, "quarantined", slot->ctl.quarantined);
-	rte_tel_data_add_dict_u64(w, "cycles", cnt->cycles);
 	rte_tel_data_add_dict_u64(w, "cycles_per_packet",
 				  per_packet(cnt->cycles, cnt->rx));
 	/* the cycles above and the stages' are timed on one non-empty burst in this many */
@@ -438,6 +438,9 @@ worker_detail(const struct mpe_shared *shm, unsigned int id, struct rte_tel_data
 	/* when the primary saw its last death, CLOCK_MONOTONIC (mpe-chaos: the time from its
 	 * signal); in the detail only, which the 16 KiB page of 8 workers has no room for */
 	rte_tel_data_add_dict_u64(d, "last_death_ns", slot->ctl.died_ns);
+	/* the TSC cycles of its polls that found packets (estimated from one in cycles_sample):
+	 * between two readings, over the packets taken, its cost per packet over that time */
+	rte_tel_data_add_dict_u64(d, "cycles", MPE_SHM_WORKER_CNT(shm, id)->cycles);
 	bad = new_dict();
 	if (bad == NULL)
 		return -ENOMEM;
@@ -990,7 +993,7 @@ static const struct {
 } commands[] = {
 	{"/mpe/info", cmd_info_locked,
 	 HELP("Engine: version, model, shape, workers, io_lcore[s] (-1: none), lcores, "
-	 "uptime_s, primary_pid, tsc_hz, standby[_parked]")},
+	 "uptime_s, primary_pid, tsc_hz, pools, standby[_parked]")},
 	{"/mpe/stats", cmd_stats_locked,
 	 HELP("Totals: in, out, dropped, drops; ports rx/tx; io polls, moved, cycles, "
 	 "full_polls, wait_cycles (ring shapes)")},

@@ -31,8 +31,11 @@
 
 struct opts {
 	const char *in_port, *out_port, *in_file, *out_file;
-	uint64_t queues, out_queues, timeout_ms, expect;
+	uint64_t queues, out_queues, timeout_ms, expect, pools;
 };
+
+/* --pools N: runs of this many packets from each pool in turn */
+#define POOL_RUN 5
 
 static volatile sig_atomic_t stop;
 
@@ -60,6 +63,9 @@ usage(void)
 	       "  --expect N        stop collecting after N packets (default: as many as\n"
 	       "                    injected)\n"
 	       "  --timeout MS      stop collecting after MS without a packet (default 2000)\n"
+	       "  --pools N         take the mbufs from the engine's first N pools in turn, runs\n"
+	       "                    of 5 packets each (default 1: its first pool), as ports that\n"
+	       "                    receive into pools of their own would hand them on\n"
 	       "  -h, --help        this text\n");
 }
 
@@ -72,6 +78,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{"queues", required_argument, NULL, 'q'},  {"timeout", required_argument, NULL, 't'},
 		{"expect", required_argument, NULL, 'e'},  {"help", no_argument, NULL, 'h'},
 		{"out-queues", required_argument, NULL, 'Q'},
+		{"pools", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -80,6 +87,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	o->out_queues = 0;
 	o->timeout_ms = 2000;
 	o->expect = UINT64_MAX;
+	o->pools = 1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -101,6 +109,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'e':
 			if (mpe_parse_uint(optarg, 0, UINT32_MAX, &o->expect) < 0)
+				goto bad;
+			break;
+		case 'P':
+			if (mpe_parse_uint(optarg, 1, MPE_MAX_POOLS, &o->pools) < 0)
 				goto bad;
 			break;
 		case 'h': usage(); exit(0);
@@ -171,7 +183,7 @@ main(int argc, char **argv)
 {
 	struct rte_ring *in[RTE_MAX_QUEUES_PER_PORT], *out[RTE_MAX_QUEUES_PER_PORT];
 	char errbuf[PCAP_ERRBUF_SIZE];
-	struct rte_mempool *pool;
+	struct rte_mempool *pools[MPE_MAX_POOLS];
 	struct opts o = {0};
 	pcap_t *rd, *dead;
 	pcap_dumper_t *d;
@@ -193,9 +205,15 @@ main(int argc, char **argv)
 		rte_exit(EXIT_FAILURE, "bad arguments (see --help)\n");
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	pool = rte_mempool_lookup(MPE_NAME_POOL);
-	if (pool == NULL)
-		rte_exit(EXIT_FAILURE, "no mempool %s: is the engine running?\n", MPE_NAME_POOL);
+	for (unsigned int k = 0; k < o.pools; k++) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+
+		pools[k] = mpe_names_pool(name, sizeof(name), k) == 0 ? rte_mempool_lookup(name) :
+									NULL;
+		if (pools[k] == NULL)
+			rte_exit(EXIT_FAILURE, "no mempool %s: is the engine running%s?\n", name,
+				 k > 0 ? ", with that many pools" : "");
+	}
 	if (lookup_queues(o.in_port, (unsigned int)o.queues, in) < 0 ||
 	    lookup_queues(o.out_port, (unsigned int)o.out_queues, out) < 0)
 		rte_exit(EXIT_FAILURE, "ports not found\n");
@@ -218,7 +236,7 @@ main(int argc, char **argv)
 
 			rc = pcap_next_ex(rd, &h, &data);
 			if (rc == 1) {
-				m = rte_pktmbuf_alloc(pool);
+				m = rte_pktmbuf_alloc(pools[injected / POOL_RUN % o.pools]);
 				if (m == NULL || rte_pktmbuf_append(m, h->caplen) == NULL)
 					rte_exit(EXIT_FAILURE, "no mbuf for packet %" PRIu64 "\n",
 						 injected);

@@ -43,6 +43,7 @@ enum ktype {
 	T_WARNREFUSE,
 	T_TXMODE,
 	T_IORX,
+	T_POOLS,
 };
 
 /* One row per key: where it lives, its type, bounds and default (Redis' static_configs). */
@@ -76,7 +77,7 @@ static const struct key_def keys[] = {
 	    "slots per ring between stages; not given: 8192 for a ring into a lcore that "
 	    "shares its CPU with another polling lcore"),
 	ENG("mbufs", T_UINT, 1023, MPE_MAX_MBUFS, MPE_DEF_MBUFS, mbufs,
-	    "mbufs in the pool; not given: what the rings, queues and caches need, if more"),
+	    "mbufs in each pool; not given: what the rings, queues and caches need, if more"),
 	ENG("mbuf_cache", T_UINT, 0, RTE_MEMPOOL_CACHE_MAX_SIZE, MPE_DEF_MBUF_CACHE, mbuf_cache,
 	    "per-lcore mempool cache"),
 	ENG("mbuf_data", T_UINT, 256, 65535 - RTE_PKTMBUF_HEADROOM, MPE_DEF_MBUF_DATA, mbuf_data,
@@ -149,6 +150,10 @@ static const struct key_def keys[] = {
 	ENG("numa", T_WARNREFUSE, 0, 1, 0, numa_refuse,
 	    "a polling lcore on another socket than a port it polls or transmits to: warned "
 	    "about at start, or the start refused"),
+	ENG("pools", T_POOLS, 0, 1, 0, pools_per_port,
+	    "mbuf pools: socket (one on each socket a receiving port is on, each port's queues "
+	    "taking mbufs from their socket's) or port (one for each receiving port, so that no "
+	    "port's traffic takes another's mbufs); each holds `mbufs`"),
 	PRT("device", T_STR, 1, MPE_DEVNAME_LEN - 1, 0, device, 1, "ethdev name"),
 	PRT("peer", T_UINT, 0, MPE_MAX_PORTS - 1, MPE_PORT_NONE, peer, 0,
 	    "port that transmits what this port receives"),
@@ -453,6 +458,12 @@ parse_value(struct parser *p, const struct key_def *k, void *base, const char *s
 		else
 			report(p, line, k->key, "'%s' is not io or workers", value);
 		return;
+	case T_POOLS:
+		if (strcmp(value, "socket") == 0 || strcmp(value, "port") == 0)
+			store(base, k, value[0] == 'p');
+		else
+			report(p, line, k->key, "'%s' is not socket or port", value);
+		return;
 	case T_WARNREFUSE:
 		if (strcmp(value, "warn") == 0 || strcmp(value, "refuse") == 0)
 			store(base, k, value[0] == 'r');
@@ -725,13 +736,13 @@ mpe_config_dump(const struct mpe_conf *c, FILE *out)
 	fprintf(out, "default_action = %s\nflow_capacity = %u\nflow_timeout_ms = %u\n"
 		"flow_full = %s\ntx = %s\nrx = %s\nsandbox = %s\nrecorder = %s\n"
 		"recorder_packets = %u\nrecorder_snap = %u\nquarantine_after = %u\nstandby = %u\n"
-		"carry = %s\nnuma = %s\n",
+		"carry = %s\nnuma = %s\npools = %s\n",
 		c->default_drop ? "drop" : "allow", c->flow_capacity, c->flow_timeout_ms,
 		c->flow_full_pass ? "pass" : "drop", c->tx_workers ? "workers" : "io",
 		c->rx_workers ? "workers" : "io", c->sandbox ? "on" : "off",
 		c->recorder ? "on" : "off", c->recorder_packets, c->recorder_snap,
 		c->quarantine_after, c->standby, c->carry ? "on" : "off",
-		c->numa_refuse ? "refuse" : "warn");
+		c->numa_refuse ? "refuse" : "warn", c->pools_per_port ? "port" : "socket");
 	if (c->worker_user[0] != '\0')
 		fprintf(out, "worker_user = %s\n", c->worker_user);
 	if (c->mirror_port != MPE_PORT_NONE)
@@ -806,6 +817,7 @@ mpe_config_help(FILE *out)
 		case T_DROPPASS: snprintf(range, sizeof(range), "drop, pass"); break;
 		case T_ALLOWDROP: snprintf(range, sizeof(range), "allow, drop"); break;
 		case T_WARNREFUSE: snprintf(range, sizeof(range), "warn, refuse"); break;
+		case T_POOLS: snprintf(range, sizeof(range), "socket, port"); break;
 		case T_TXMODE: snprintf(range, sizeof(range), "io, workers"); break;
 		case T_STR:
 			snprintf(range, sizeof(range), "text, %" PRIu64 "..%" PRIu64 " chars", k->min,
@@ -825,6 +837,8 @@ mpe_config_help(FILE *out)
 			snprintf(def, sizeof(def), "%s", k->def ? "pass" : "drop");
 		else if (k->type == T_WARNREFUSE)
 			snprintf(def, sizeof(def), "%s", k->def ? "refuse" : "warn");
+		else if (k->type == T_POOLS)
+			snprintf(def, sizeof(def), "%s", k->def ? "port" : "socket");
 		else if (k->type == T_ALLOWDROP)
 			snprintf(def, sizeof(def), "%s", k->def ? "drop" : "allow");
 		else if (k->type == T_TXMODE)

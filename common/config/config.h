@@ -136,6 +136,7 @@ struct mpe_conf {
 	uint32_t standby;	    /* worker processes kept attached and parked (docs/standby.md) */
 	uint32_t numa_refuse;	    /* 1: a polling lcore across sockets from its ports stops the
 				     * start; 0: a warning (primary/objects.c) */
+	uint32_t pools_per_port;    /* 1: an mbuf pool per receiving port; 0: per socket */
 	int standby_line;	    /* where `standby` was given, 0: not given */
 	int sandbox_line;	    /* where `sandbox` was given, 0: left to its default */
 	char worker_user[MPE_USER_LEN]; /* user worker processes switch to ("": none) */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include "config.h"
@@ -68,6 +69,20 @@ mpe_names_worker_rings(const struct mpe_conf *c, unsigned int id, int *from,
 	for (i = 0; i < *nb_in; i++)
 		out_of[i] = *nb_out > 1 && c->shape == MPE_SHAPE_DISTRIBUTOR ?
 				    out_idx[mpe_config_io_tx_of(c, in_io[i])] : 0;
+}
+
+int
+mpe_names_pool(char *buf, size_t size, unsigned int k)
+{
+	int n;
+
+	if (buf == NULL || k >= MPE_MAX_POOLS)
+		return -EINVAL;
+	n = k == 0 ? snprintf(buf, size, "%s", MPE_NAME_POOL) :
+		     snprintf(buf, size, "%s_%u", MPE_NAME_POOL, k);
+	if (n < 0 || (size_t)n >= size || (size_t)n >= RTE_MEMPOOL_NAMESIZE)
+		return -ENAMETOOLONG;
+	return 0;
 }
 
 int

@@ -9,7 +9,10 @@
 #include <stdint.h>
 
 #define MPE_NAME_SHM "mpe_shared"
+/* The mbuf pools: the first "mpe_mbufs", pool K > 0 "mpe_mbufs_K" (mpe_names_pool); at most
+ * one per port that receives */
 #define MPE_NAME_POOL "mpe_mbufs"
+#define MPE_MAX_POOLS 16
 #define MPE_NAME_QSBR "mpe_qsbr"
 /* Flow table of worker N (common/inspect/flow.h): "mpe_flow_w<N>" */
 #define MPE_NAME_FLOW_FMT "mpe_flow_w%u"
@@ -36,6 +39,10 @@ struct mpe_conf;
  * I/O lcore that transmits for it (mpe_config_io_tx_of), so that each flow keeps one path. */
 void mpe_names_worker_rings(const struct mpe_conf *c, unsigned int id, int *from,
 			    unsigned int *nb_in, int *to, unsigned int *nb_out, uint8_t *out_of);
+
+/* The name of mbuf pool @k: MPE_NAME_POOL, or "mpe_mbufs_K". Returns 0, or -ENAMETOOLONG /
+ * -EINVAL. */
+int mpe_names_pool(char *buf, size_t size, unsigned int k);
 
 /* MPE_NAME_FLOW_FMT for worker @worker ("mpe_flow_w0"), checked against the buffer and
  * MPE_NAME_FLOW_MAX. Returns 0, or -ENAMETOOLONG / -EINVAL. */

@@ -5,6 +5,8 @@
 #include "names.h"
 #include "placement.h"
 
+_Static_assert(MPE_MAX_POOLS >= MPE_MAX_PORTS, "a pool for each port");
+
 static int
 lcore_socket(const struct mpe_topology *t, unsigned int lcore)
 {
@@ -68,19 +70,68 @@ majority(const int *v, unsigned int n)
 	return best;
 }
 
+/* The socket port @p receives on: its device's, else that of most lcores that poll it. */
+static int
+port_rx_socket(const struct mpe_conf *c, const struct mpe_topology *t, unsigned int p)
+{
+	int v[MPE_MAX_IO + MPE_MAX_WORKERS];
+	unsigned int i, k, n = 0;
+
+	if (t->port_socket[p] != MPE_SOCKET_UNKNOWN)
+		return t->port_socket[p];
+	for (k = 0; k < c->nb_io; k++)
+		if (c->io[k].rxq[p] != 0)
+			v[n++] = lcore_socket(t, c->io[k].lcore);
+	for (i = 0; i < c->nb_workers; i++)
+		if (mpe_config_worker_receives(c, i))
+			v[n++] = lcore_socket(t, c->workers[i].lcore);
+	return majority(v, n);
+}
+
+/* The pools: one per receiving port (pools = port), or per socket those ports receive on,
+ * in the order of the ports; a port whose socket is unknown takes @dflt's. */
+static void
+place_pools(const struct mpe_conf *c, const struct mpe_topology *t, int dflt,
+	    struct mpe_placement *out)
+{
+	unsigned int p, k;
+
+	out->nb_pools = 0;
+	for (p = 0; p < c->nb_ports; p++) {
+		int s = port_rx_socket(c, t, p);
+
+		if (!c->ports[p].rx)
+			continue;
+		if (s == MPE_SOCKET_UNKNOWN)
+			s = dflt;
+		k = 0;
+		while (!c->pools_per_port && k < out->nb_pools && out->pool_socket[k] != s)
+			k++;
+		if (c->pools_per_port)
+			k = out->nb_pools;
+		if (k == out->nb_pools)
+			out->pool_socket[out->nb_pools++] = s;
+		out->port_pool[p] = (uint8_t)k;
+	}
+	if (out->nb_pools == 0)
+		out->pool_socket[out->nb_pools++] = dflt;
+}
+
 void
 mpe_place(const struct mpe_conf *c, const struct mpe_topology *t, const int (*ends)[2],
 	  unsigned int nb_rings, struct mpe_placement *out)
 {
 	int rx_ports[MPE_MAX_PORTS * MPE_MAX_QUEUES], rx_lcores[MPE_MAX_IO + MPE_MAX_WORKERS];
 	unsigned int i, k, p, nb_rxp = 0, nb_rxl = 0;
+	int dflt;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < nb_rings && i < MPE_MAX_RINGS; i++)
 		out->ring_socket[i] = end_socket(c, t, ends[i][1]);
 	for (i = 0; i < c->nb_workers; i++)
 		out->flow_socket[i] = lcore_socket(t, c->workers[i].lcore);
-	/* the pool: where packets are received into it, by queue; else by receiving lcore */
+	/* a pool for a port whose socket is unknown: where most queues receive, else most
+	 * receiving lcores */
 	for (p = 0; p < c->nb_ports; p++)
 		for (i = 0; c->ports[p].rx && i < c->ports[p].rx_queues; i++)
 			rx_ports[nb_rxp++] = t->port_socket[p];
@@ -90,9 +141,10 @@ mpe_place(const struct mpe_conf *c, const struct mpe_topology *t, const int (*en
 	for (i = 0; i < c->nb_workers; i++)
 		if (mpe_config_worker_receives(c, i))
 			rx_lcores[nb_rxl++] = lcore_socket(t, c->workers[i].lcore);
-	out->pool_socket = majority(rx_ports, nb_rxp);
-	if (out->pool_socket == MPE_SOCKET_UNKNOWN)
-		out->pool_socket = majority(rx_lcores, nb_rxl);
+	dflt = majority(rx_ports, nb_rxp);
+	if (dflt == MPE_SOCKET_UNKNOWN)
+		dflt = majority(rx_lcores, nb_rxl);
+	place_pools(c, t, dflt, out);
 	/* who serves which port: an I/O lcore its queues, and every port it sends to */
 	for (k = 0; k < c->nb_io; k++)
 		for (p = 0; p < c->nb_ports; p++) {

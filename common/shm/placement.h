@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* NUMA placement (docs/configuration.md#numa-placement): the socket each ring, flow table and
- * the mbuf pool go on, and the polling lcores that run on another socket than a port they
+ * mbuf pool go on, which pool each port receives into, and the polling lcores that run on another socket than a port they
  * poll or transmit to. Pure: a described topology in, a placement out (test_placement.c);
  * the primary describes its host from the EAL (objects.c). */
 #ifndef MPE_PLACEMENT_H
@@ -9,6 +9,7 @@
 #include <rte_config.h>
 
 #include "config.h"
+#include "names.h"
 
 /* a socket not known: a virtual device, or a host without NUMA (SOCKET_ID_ANY) */
 #define MPE_SOCKET_UNKNOWN (-1)
@@ -33,7 +34,10 @@ struct mpe_far {
 #define MPE_MAX_FAR ((MPE_MAX_IO + MPE_MAX_WORKERS) * MPE_MAX_PORTS * 2)
 
 struct mpe_placement {
-	int pool_socket;		/* the mbuf pool: where the receiving ports (or lcores) are */
+	unsigned int nb_pools;		    /* at least 1 */
+	int pool_socket[MPE_MAX_POOLS];	    /* each pool's socket */
+	uint8_t port_pool[MPE_MAX_PORTS];   /* the pool each port's RX queues take mbufs from
+					     * (a port that does not receive: pool 0) */
 	int ring_socket[MPE_MAX_RINGS]; /* each ring: its consumer's */
 	int flow_socket[MPE_MAX_WORKERS]; /* each worker's flow table: its worker's */
 	unsigned int nb_far;

@@ -34,13 +34,14 @@ mpe_pool_put_state_name(uint32_t state)
 }
 
 void
-mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int lcore_id,
-		  unsigned int burst)
+mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int index,
+		  unsigned int lcore_id, unsigned int burst)
 {
 	const struct rte_mempool_ops *ops = rte_mempool_get_ops(mp->ops_index);
 	struct rte_ring *r = mp->pool_data;
 
 	ref->mp = mp;
+	ref->index = index;
 	ref->ring = NULL;
 	/* the driver that keeps the objects in a classic multi-producer rte_ring */
 	if (strcmp(ops->name, "ring_mp_mc") == 0 && r != NULL &&
@@ -272,7 +273,7 @@ mpe_pool_audit(struct rte_mempool *mp, unsigned int *missing, unsigned int *twic
 	uint32_t i, idx;
 	unsigned int lcore;
 
-	mpe_pool_ref_init(&ref, mp, 0, 0);
+	mpe_pool_ref_init(&ref, mp, 0, 0, 0);
 	if (ref.ring == NULL)
 		return -ENOTSUP;
 	o.v = calloc(o.size, sizeof(void *));

@@ -46,6 +46,7 @@ struct mpe_pool_put {
 	uint32_t len0;
 	volatile uint32_t head_set; /* the ring's producer head was moved for this put */
 	uint32_t head;		    /* where: the first slot reserved */
+	uint32_t pool;		    /* the engine's index of the pool it is for (mpe_names_pool) */
 	void *objs[MPE_POOL_PUT_MAX] __rte_cache_aligned;
 } __rte_cache_aligned;
 
@@ -61,12 +62,25 @@ struct mpe_pool_ref {
 	struct rte_mempool_cache *cache;
 	uint32_t room;	     /* entries one device call may add to the cache or take from it */
 	uint32_t fill_below; /* mpe_pool_rx_enter fills a cache shorter than this (0: never) */
+	uint32_t index;	     /* the engine's pool index (mpe_names_pool): a put records it */
 };
 
-/* Fill @ref for returns to @mp from lcore @lcore_id, whose device calls are given at most
- * @burst packets. */
-void mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int lcore_id,
-		       unsigned int burst);
+/* Fill @ref for returns to @mp, pool @index of the engine's, from lcore @lcore_id, whose
+ * device calls are given at most @burst packets. */
+void mpe_pool_ref_init(struct mpe_pool_ref *ref, struct rte_mempool *mp, unsigned int index,
+		       unsigned int lcore_id, unsigned int burst);
+
+/* The ref of @refs[0..nb) that @mp is the pool of; NULL: none (a foreign pool). */
+static inline const struct mpe_pool_ref *
+mpe_pool_ref_of(const struct mpe_pool_ref *refs, unsigned int nb, const struct rte_mempool *mp)
+{
+	unsigned int k;
+
+	for (k = 0; k < nb; k++)
+		if (refs[k].mp == mp)
+			return &refs[k];
+	return NULL;
+}
 
 /* Entries a device call may add to the cache with DPDK's own put (a transmit frees the burst
  * given and earlier ones completed), or take from it with DPDK's get (a receive allocates a

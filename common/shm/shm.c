@@ -16,6 +16,7 @@
 
 struct mpe_shared *mpe_shm_mapped;
 struct rte_mempool *mpe_pool_mapped;
+struct rte_mempool *mpe_pools_mapped[MPE_MAX_POOLS];
 
 struct mpe_shared *
 mpe_shm_create(const struct mpe_conf *conf, uint32_t worker_model)

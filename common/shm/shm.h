@@ -32,13 +32,14 @@
 
 #include "config.h"
 #include "decode.h"
+#include "names.h"
 #include "pool.h"
 #include "quarantine_table.h"
 #include "undo.h"
 
 #define MPE_SHM_MAGIC 0x4d50455348415245ULL /* "MPESHARE" */
 #ifndef MPE_SHM_LAYOUT_VERSION
-#define MPE_SHM_LAYOUT_VERSION 20
+#define MPE_SHM_LAYOUT_VERSION 21
 #endif
 #define MPE_BUILD_ID_LEN 64
 
@@ -111,7 +112,6 @@ struct mpe_worker_hand {
 	uint32_t free_from; /* FREE: work[free_from..n) not yet returned to the pool */
 	uint32_t dev_start; /* DEV in TX: work[dev_start..dev_end) are in the device call */
 	uint32_t dev_end;
-	uint32_t cache_len0; /* DEV: its mempool cache's length when the call began */
 	uint32_t stage;	     /* the stage (its place in the worker's list) running; nb_stages: none */
 	uint32_t carry;	     /* CARRY: enum mpe_carry */
 	/* 1 while a burst carried from a killed predecessor is being finished: it is not
@@ -134,6 +134,9 @@ struct mpe_worker_hand {
 	uint32_t free_end;
 	uint32_t free_why;
 	uint64_t free_count;
+	/* DEV in a transmit: the length of its cache of each pool when the call began (after
+	 * the fields written on every burst, which keep their lines) */
+	uint32_t cache_len0[MPE_MAX_POOLS];
 	struct mpe_pool_put put; /* the return to the pool under way, if any (pool.h) */
 	struct rte_mbuf *pkts[MPE_MAX_BURST] __rte_cache_aligned;
 	struct rte_mbuf *work[MPE_MAX_BURST] __rte_cache_aligned;
@@ -293,6 +296,9 @@ struct mpe_shared {
 	uint64_t tsc_hz;
 	uint64_t start_tsc;
 	int32_t meta_offset; /* mbuf dynfield offset of struct mpe_meta */
+	/* the mbuf pools (mpe_names_pool), and the one each port's RX queues take from */
+	uint32_t nb_pools;
+	uint8_t port_pool[MPE_MAX_PORTS];
 	/* The rule set in force (NULL: no acl stage). A worker reads it once per burst and
 	 * holds it until its next quiescent report to `qsbr`; the primary frees a replaced
 	 * set only when every worker has reported since the swap. */

@@ -25,12 +25,14 @@ int mpe_shm_free(struct mpe_shared *shm);
 
 struct rte_mempool;
 
-/* This process's address of the engine's shared memory and of its mbuf pool (NULL until it
- * has them), for a debugger: reading a variable leaves the process as it was, where a call
+/* This process's address of the engine's shared memory and of its first mbuf pool, and of
+ * every pool (NULL until it has them), for a debugger: reading a variable leaves the process
+ * as it was, where a call
  * into it (rte_memzone_lookup) may not: gdb 13 on an AVX-512 host can resume a process after
  * such a call with its vector registers changed, and a worker stopped inside a copy that
  * uses them then writes null pointers into its mempool cache. */
 extern struct mpe_shared *mpe_shm_mapped;
 extern struct rte_mempool *mpe_pool_mapped;
+extern struct rte_mempool *mpe_pools_mapped[MPE_MAX_POOLS];
 
 #endif

@@ -65,6 +65,7 @@ mpe_pool_make_room(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
 	pp->n = 0;
 	pp->len0 = c->len;
 	pp->head_set = 0;
+	pp->pool = ref->index;
 	publish(&pp->state, MPE_PUT_FLUSH);
 	ring_put(pp, ref->ring, c->objs, c->len);
 	__atomic_store_n(&c->len, 0, __ATOMIC_RELEASE);
@@ -83,6 +84,7 @@ mpe_pool_fill(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
 		return;
 	pp->len0 = len;
 	pp->head_set = 0;
+	pp->pool = ref->index;
 	publish(&pp->state, MPE_PUT_FILL);
 	MPE_POOL_STEP("filling");
 	n = __rte_ring_move_cons_head(r, 0, c->size - len, RTE_RING_QUEUE_VARIABLE, &head, &next,
@@ -168,14 +170,23 @@ free_opaque(struct mpe_pool_put *pp, struct rte_mbuf *m, volatile uint32_t *from
 }
 
 void
-mpe_pool_free(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
+mpe_pool_free(struct mpe_pool_put *pp, const struct mpe_pool_ref *refs, unsigned int nb_refs,
 	      struct rte_mbuf *const *list, volatile uint32_t *from, uint32_t end)
 {
 	uint32_t i = *from;
 
 	while (i < end) {
+		/* a put returns to one pool: the first packet's, and the packets after it of
+		 * the same pool */
+		const struct mpe_pool_ref *ref =
+			likely(nb_refs == 1) ? refs : mpe_pool_ref_of(refs, nb_refs, list[i]->pool);
 		uint32_t k = 0, j;
 
+		if (unlikely(ref == NULL)) {
+			free_opaque(pp, list[i], from, i + 1);
+			i++;
+			continue;
+		}
 		/* whole packets, read only: nothing changes before the put owns them */
 		for (j = i; j < end; j++) {
 			uint32_t k0 = k;
@@ -197,6 +208,7 @@ mpe_pool_free(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
 			continue;
 		}
 		pp->n = k;
+		pp->pool = ref->index;
 		publish(&pp->state, MPE_PUT_HELD);
 		MPE_POOL_STEP("held");
 		/* list[i..j) are the put's now */

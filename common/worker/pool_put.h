@@ -52,10 +52,24 @@ mpe_pool_rx_enter(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref)
 		mpe_pool_fill(pp, ref);
 }
 
-/* Free @list[*from .. end), whole chains, through @pp. *from moves past each group of packets
- * once the put that owns them is recorded in @pp: list[*from .. end) is what the caller still
- * holds, minus any member of a put under way. */
-void mpe_pool_free(struct mpe_pool_put *pp, const struct mpe_pool_ref *ref,
-		   struct rte_mbuf *const *list, volatile uint32_t *from, uint32_t end);
+/* Free @list[*from .. end), whole chains, through @pp, each mbuf to its pool of
+ * @refs[0..nb_refs) (another pool's: through DPDK, MPE_PUT_OPAQUE). *from moves past each group
+ * of packets once the put that owns them is recorded in @pp: list[*from .. end) is what the
+ * caller still holds, minus any member of a put under way. */
+void mpe_pool_free(struct mpe_pool_put *pp, const struct mpe_pool_ref *refs,
+		   unsigned int nb_refs, struct rte_mbuf *const *list, volatile uint32_t *from,
+		   uint32_t end);
+
+/* mpe_pool_dev_enter for the cache of each pool of @refs[0..nb): a transmit call frees mbufs
+ * of any of them. */
+static inline void
+mpe_pool_dev_enter_all(struct mpe_pool_put *pp, const struct mpe_pool_ref *refs,
+		       unsigned int nb, uint32_t *len0)
+{
+	unsigned int k;
+
+	for (k = 0; k < nb; k++)
+		mpe_pool_dev_enter(pp, &refs[k], &len0[k]);
+}
 
 #endif /* MPE_POOL_PUT_H */

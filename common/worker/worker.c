@@ -107,14 +107,28 @@ mpe_worker_init(struct mpe_worker *w, struct mpe_shared *shm, unsigned int id, c
 		w->queue = wc->queue;
 		w->mirror = conf->mirror_port != MPE_PORT_NONE;
 	}
-	w->pool = rte_mempool_lookup(MPE_NAME_POOL);
-	if (w->pool == NULL) {
-		snprintf(err, err_size, "mempool %s not found", MPE_NAME_POOL);
-		return -ENOENT;
+	if (shm->nb_pools == 0 || shm->nb_pools > MPE_MAX_POOLS) {
+		snprintf(err, err_size, "%u mbuf pools in shared memory", shm->nb_pools);
+		return -EINVAL;
 	}
-	mpe_pool_mapped = w->pool;
-	/* the lcore id this instance runs as: the configured one, or a standby's own */
-	mpe_pool_ref_init(&w->pool_ref, w->pool, w->slot->ctl.lcore, conf->burst);
+	w->nb_pools = (uint8_t)shm->nb_pools;
+	for (i = 0; i < w->nb_pools; i++) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+		struct rte_mempool *mp;
+
+		mp = mpe_names_pool(name, sizeof(name), i) == 0 ? rte_mempool_lookup(name) : NULL;
+		if (mp == NULL) {
+			snprintf(err, err_size, "mempool %s not found", name);
+			return -ENOENT;
+		}
+		if (i == 0)
+			mpe_pool_mapped = mp;
+		mpe_pools_mapped[i] = mp;
+		/* the lcore id this instance runs as: the configured one, or a standby's own */
+		mpe_pool_ref_init(&w->pool_refs[i], mp, i, w->slot->ctl.lcore, conf->burst);
+	}
+	for (i = 0; i < conf->nb_ports; i++)
+		w->rx_pool[i] = shm->port_pool[i] < w->nb_pools ? shm->port_pool[i] : 0;
 
 	w->nb_stages = wc->nb_stages;
 	for (i = 0; i < wc->nb_stages; i++) {
@@ -281,7 +295,7 @@ hand_free(struct mpe_worker *w, uint32_t *from, uint32_t end, enum mpe_drop why)
 	if (why != MPE_DROP_MAX)
 		h->free_count = *count + m;
 	__atomic_store_n(&h->free_armed, 1, __ATOMIC_RELEASE);
-	mpe_pool_free(&h->put, &w->pool_ref, h->work, from, end);
+	mpe_pool_free(&h->put, w->pool_refs, w->nb_pools, h->work, from, end);
 	if (why != MPE_DROP_MAX)
 		*count += m;
 	__atomic_store_n(&h->free_armed, 0, __ATOMIC_RELEASE);
@@ -727,7 +741,8 @@ send_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n, uint16_t ou
 		}
 		h->dev_end = j;
 		for (;;) {
-			mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
+			mpe_pool_dev_enter_all(&h->put, w->pool_refs, w->nb_pools,
+					       h->cache_len0);
 			h->dev_start = i + sent;
 			h->dev_cnt0 = cnt->tx;
 			hand_phase(h, MPE_HAND_DEV);
@@ -768,12 +783,18 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	uint16_t i, nc = 0, sent;
 
 	for (i = 0; i < n; i++) {
+		const struct mpe_pool_ref *ref;
 		struct rte_mbuf *c;
 
 		if (!(mpe_meta(pkts[i], off)->flags & MPE_META_MIRROR))
 			continue;
-		mpe_pool_rx_enter(&h->put, &w->pool_ref); /* the copy allocates with DPDK's get */
-		c = rte_pktmbuf_copy(pkts[i], w->pool, 0, UINT32_MAX);
+		/* from the packet's own pool (pools = port: a port's traffic takes no other
+		 * port's mbufs); the copy allocates with DPDK's get */
+		ref = mpe_pool_ref_of(w->pool_refs, w->nb_pools, pkts[i]->pool);
+		if (ref == NULL)
+			ref = &w->pool_refs[0];
+		mpe_pool_rx_enter(&h->put, ref);
+		c = rte_pktmbuf_copy(pkts[i], ref->mp, 0, UINT32_MAX);
 		if (c == NULL)
 			in->mirror_drops++;
 		else
@@ -785,7 +806,7 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 	h->dev_start = h->done;
 	h->dev_end = h->done;
 	h->dev_cnt0 = w->cnt->tx;
-	mpe_pool_dev_enter(&h->put, &w->pool_ref, &h->cache_len0);
+	mpe_pool_dev_enter_all(&h->put, w->pool_refs, w->nb_pools, h->cache_len0);
 	hand_phase(h, MPE_HAND_DEV);
 	sent = rte_eth_tx_burst(conf->ports[conf->mirror_port].port_id, w->queue, copies, nc);
 	hand_phase(h, MPE_HAND_TX);
@@ -794,7 +815,7 @@ mirror_ports(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		uint32_t from = sent;
 
 		/* copies are in no hand: a death here returns only the put under way */
-		mpe_pool_free(&w->slot->hand.put, &w->pool_ref, copies, &from, nc);
+		mpe_pool_free(&w->slot->hand.put, w->pool_refs, w->nb_pools, copies, &from, nc);
 		in->mirror_drops += nc - sent;
 	}
 }
@@ -832,7 +853,7 @@ burst_ports(struct mpe_worker *w, unsigned int *next)
 		h->rx_port = port; /* a burst carried to a replacement is metadata-less */
 		/* a cache too short for the call would be refilled by DPDK, whose dequeue from
 		 * the pool's ring cannot be finished after a death */
-		mpe_pool_rx_enter(&h->put, &w->pool_ref);
+		mpe_pool_rx_enter(&h->put, &w->pool_refs[w->rx_pool[port]]);
 		rte_compiler_barrier();
 		n = rte_eth_rx_burst(conf->ports[port].port_id, w->rx_queue, h->pkts, w->burst);
 		if (++i == w->nb_rx_ports)

@@ -43,8 +43,9 @@ struct mpe_worker {
 	uint16_t queue;	   /* transmitting: the TX queue this worker owns on every port */
 	uint16_t rx_queue; /* ports_in: the RX queue this worker polls on every port */
 	uint8_t mirror;	/* transmitting: a mirror port is configured */
-	struct rte_mempool *pool; /* the mbufs' (mirror copies come from it too) */
-	struct mpe_pool_ref pool_ref; /* where this worker returns mbufs */
+	uint8_t nb_pools;
+	uint8_t rx_pool[MPE_MAX_PORTS]; /* ports_in: the pool each port receives into */
+	struct mpe_pool_ref pool_refs[MPE_MAX_POOLS]; /* where this worker returns mbufs */
 	uint16_t nb_rx_ports;
 	uint16_t rx_ports[MPE_MAX_PORTS]; /* ports_in: configured indices of ports polled */
 	uint8_t nb_stages;

@@ -17,8 +17,13 @@
 # lcore would drop what is bound for a worker that is down).
 # With IO 2 (distributor, pipeline): two I/O lcores, each polling one of two RX queues, so
 # that the workers take bursts from two input rings and the hands name which.
-# Usage: life_carry.sh SHAPE KILLS [SIGNALS [STANDBY [IO]]]   (SHAPE: distributor, pipeline
-# or rss; SIGNALS: comma-separated, default KILL; STANDBY: 1 or 0, default 1; IO: 1 or 2)
+# With POOLS 2: pools = port and a third port that receives (nothing
+# comes in on it), so that the engine has two mbuf pools; mpe-ringio takes its mbufs from both
+# in turn, as two ports receiving into pools of their own would hand them on: the workers
+# return mbufs of both, and a death in the middle of a return is repaired in the right pool.
+# Usage: life_carry.sh SHAPE KILLS [SIGNALS [STANDBY [IO [POOLS]]]]   (SHAPE: distributor,
+# pipeline or rss; SIGNALS: comma-separated, default KILL; STANDBY: 1 or 0, default 1; IO: 1
+# or 2; POOLS: 1 or 2)
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=${1:-distributor}
@@ -28,6 +33,7 @@ mixed=0
 [ "${3:-KILL}" != KILL ] && mixed=1
 STANDBY=${4:-1}
 IO=${5:-1}
+POOLS=${6:-1}
 PACKETS=${MPE_TEST_PACKETS:-120000}
 cfg=$TMP/engine.ini
 queues=1
@@ -89,12 +95,22 @@ rx = off
 
 $workers
 EOF2
+vdevs=(--vdev net_ring0 --vdev net_ring1)
+if [ "$POOLS" = 2 ]; then
+	sed -i "s/^shape = $SHAPE$/&\npools = port/" "$cfg"
+	printf '\n[port 2]\ndevice = net_ring2\nrx_queues = %s\n' "$queues" >> "$cfg"
+	vdevs+=(--vdev net_ring2)
+fi
 # an engine line of its own, or I/O lcore sections
 if [ "$IO" = 2 ]; then printf '\n%s\n' "$io" >> "$cfg"; else sed -i "s/^shape = $SHAPE$/&\n$io/" "$cfg"; fi
 "$PCAPGEN" -o "$TMP/in.pcap" -n "$PACKETS" -f 200 --bidir --seed 11 > /dev/null
 log=$TMP/primary.log
-start_primary "$log" --lcores "$LCORES" --vdev net_ring0 --vdev net_ring1 -- -c "$cfg"
+start_primary "$log" --lcores "$LCORES" "${vdevs[@]}" -- -c "$cfg"
 check "engine runs, $SHAPE, standby = $STANDBY ($MODEL build)" wait_for "$log" "running:" 60
+if [ "$POOLS" = 2 ]; then
+	check "two mbuf pools, one for each receiving port" \
+		grep -qE "placement: 2 mbuf pools: mpe_mbufs on socket [0-9]+ for port 0, mpe_mbufs_1 on socket [0-9]+ for port 2," "$log"
+fi
 
 # the replacements ready: K standbys parked, or K - 1 respawned workers back
 ready() {
@@ -105,8 +121,20 @@ ready() {
 	fi
 }
 # mixed: the packets of the faults never come back, and mpe-ringio waits for them this long
-ringio --queues "$queues" --timeout $((mixed ? 3000 : 10000)) --collect "$TMP/out.pcap" &
+ringio --queues "$queues" --timeout $((mixed ? 3000 : 10000)) --collect "$TMP/out.pcap" \
+	--pools "$POOLS" &
 rpid=$!
+# every mbuf back in its pool, once: the pool, or each of the two
+check_pools() {
+	if [ "$POOLS" = 2 ]; then
+		check "every mbuf is back in its pool, once, in each of the two" cond \
+			'grep -q "mempool mpe_mbufs: every mbuf back in the pool, once" "$log" &&
+			 grep -q "mempool mpe_mbufs_1: every mbuf back in the pool, once" "$log"'
+	else
+		check "every mbuf is back in the pool, once" \
+			grep -q "mempool: every mbuf back in the pool, once" "$log"
+	fi
+}
 killed=0
 for ((k = 1; k <= KILLS; k++)); do
 	for ((i = 0; i < 400; i++)); do ready "$k" && break; sleep 0.025; done
@@ -147,7 +175,7 @@ if [ "$mixed" = 1 ]; then
 	stop_primary 30 || rc=$?
 	check "the engine exits 0" [ "$rc" = 0 ]
 	check_books
-	check "every mbuf is back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
+	check_pools
 	assert_clean
 	finish
 	exit
@@ -183,6 +211,6 @@ else
 	check "every killed worker was respawned ($back of $killed)" [ "$back" = "$killed" ]
 fi
 check_books
-check "every mbuf is back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
+check_pools
 assert_clean
 finish

@@ -8,13 +8,22 @@
 # gdb watches worker 0's hand.phase in shared memory and kills the worker right after it
 # publishes the device phase of a transmit (n, the burst, not 0), on the binary as compiled;
 # then the new worker 0 inside DPDK's put, in the middle of the driver's free.
+# With POOLS 2 (pools = port: each net_null port receives into a pool of its own), the put gdb
+# stops is one into the worker's cache of the second pool, mpe_mbufs_1: the primary must write
+# off what that cache gained, from the length recorded for it, and flush the others as they
+# were.
+# Usage: life_dev_doubt.sh [POOLS]   (1 or 2, default 1)
 . "$(dirname "$0")/lib.sh"
+
+POOLS=${1:-1}
+K=$((POOLS - 1)) # the pool whose cache gdb watches
 
 require_process_gdb
 
 cfg=$TMP/engine.ini
 printf '[engine]\nshape = distributor\nio_lcore = 1\ntx = workers\nbackpressure = on\n' > "$cfg"
 printf 'restart_backoff_ms = 10\n\n' >> "$cfg"
+[ "$POOLS" = 2 ] && sed -i 's/^tx = workers$/&\npools = port/' "$cfg"
 printf '[port 0]\ndevice = net_null0\npeer = 1\n\n[port 1]\ndevice = net_null1\npeer = 0\n' >> "$cfg"
 printf '\n[worker 0]\nlcore = 2\n\n[worker 1]\nlcore = 3\n' >> "$cfg"
 log=$TMP/primary.log
@@ -58,10 +67,11 @@ check "worker 0 is back" wait_for "$log" "worker 0: back after" 10
 w0=$(worker_pid 0)
 EXTRA_PIDS+=" $w0"
 sleep 0.2
-cat > "$TMP/put.py" <<'EOF'
+echo "K = $K" > "$TMP/put.py"
+cat >> "$TMP/put.py" <<'EOF'
 import gdb
 hand = shm["workers"][0]["hand"]
-mp = gdb.parse_and_eval("mpe_pool_mapped")
+mp = gdb.parse_and_eval("mpe_pools_mapped")[K]
 cache_len = mp["local_cache"][int(shm["conf"]["workers"][0]["lcore"])]["len"]
 DEV = int(gdb.parse_and_eval("MPE_HAND_DEV"))
 
@@ -72,7 +82,7 @@ def in_put():
     last[0] = cur
     if cur != prev + 1 or now(hand["phase"]) != DEV or now(hand["n"]) == 0:
         return False
-    print("KILLED-IN-PUT len=%d->%d len0=%d" % (prev, cur, now(hand["cache_len0"])))
+    print("KILLED-IN-PUT len=%d->%d len0=%d" % (prev, cur, now(hand["cache_len0"][K])))
     return True
 
 OnWrite(cache_len, in_put)
@@ -85,8 +95,10 @@ if grep -q "^KILLED-IN-PUT" "$TMP/gdb2.log"; then
 else
 	not_ok "gdb did not stop worker 0 inside DPDK's put"; tail -5 "$TMP/gdb2.log"
 fi
-check "the primary wrote off what the cache gained in that call, not flushed it" \
-	wait_for "$log" "worker 0: [1-9][0-9]* entries its mempool cache gained in the transmit call it died in are written off" 5
+which=""
+[ "$POOLS" = 2 ] && which=" (mempool mpe_mbufs_1)"
+check "the primary wrote off what the cache$which gained in that call, not flushed it" \
+	wait_for "$log" "worker 0: [1-9][0-9]* entries its mempool cache$which gained in the transmit call it died in are written off" 5
 backs() { grep -c "worker 0: back after" "$log" || true; }
 for ((i = 0; i < 100; i++)); do [ "$(backs)" -ge 2 ] && break; sleep 0.1; done
 check "worker 0 is back again" [ "$(backs)" -ge 2 ]
@@ -102,7 +114,8 @@ in_doubt=$(total in_doubt "$log"); unacc=$(total unaccounted "$log")
 check "in = out + dropped + in_doubt ($in = $out + $dropped + ${in_doubt:-?}), in_doubt $doubt, nothing unaccounted" \
 	cond '[ "${in_doubt:-x}" = "$doubt" ] && [ "$doubt" -gt 0 ] && [ "${unacc:-x}" = 0 ] &&
 		[ $((out + dropped + in_doubt)) = "$in" ]'
-missing=$(sed -n 's/.*mempool: \([0-9]*\) mbufs still in use at exit.*/\1/p' "$log")
+missing=$(sed -n 's/.*mempool[a-z_0-9 ]*: \([0-9]*\) mbufs still in use at exit.*/\1/p' "$log" |
+	awk '{s += $1} END {print s + 0}')
 check "no mbuf in the pool twice" cond '! grep -q "repeat an mbuf" "$log"'
 check "no mbuf lost but those in doubt (${missing:-0} of $doubt)" [ "${missing:-0}" -le "$doubt" ]
 assert_clean "nothing left behind"

@@ -80,7 +80,7 @@ content() {
 		{ echo "#   rings"; ok=1; }
 	[ "$(grep -cE "^worker [01]: pid [0-9]+, lcore [23], state (running|ready), heartbeat [0-9]+" "$f")" = 2 ] ||
 		{ echo "#   workers"; ok=1; }
-	[ "$(grep -cE "^  hand: phase [a-z]+, n [0-9]+, kept [0-9]+, done [0-9]+, free_from [0-9]+, put (none|held|into its cache|flushing its cache|into the ring), in_ring [0-9]+, cons_mark [0-9]+$" "$f")" = 2 ] ||
+	[ "$(grep -cE "^  hand: phase [a-z]+, n [0-9]+, kept [0-9]+, done [0-9]+, free_from [0-9]+, put (none|held|into its cache|flushing its cache|into the ring) \(pool [0-9]+\), in_ring [0-9]+, cons_mark [0-9]+$" "$f")" = 2 ] ||
 		{ echo "#   hands"; ok=1; }
 	grep -qE "^  device: ipackets [1-9][0-9]* " "$f" || { echo "#   port 0 counters"; ok=1; }
 	[ "$(grep -cE "^port [01] \(net_null[01]\): ethdev [01]," "$f")" = 2 ] || { echo "#   ports"; ok=1; }

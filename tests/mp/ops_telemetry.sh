@@ -117,6 +117,12 @@ check "/mpe/stats: the I/O lcore's cost, packets moved to the ports and their cy
 check "/mpe/stats: ports 0 and 1 with device, rx, tx" jtest "$t.s1" \
 	'sorted(v["ports"]) == ["0", "1"] and all(has(p, device=str, rx=int, tx=int)
 	for p in v["ports"].values()) and v["ports"]["0"]["device"] == "net_pcap0"'
+tel /mpe/workers,0 "$t.d1" || true
+sleep 0.2
+tel /mpe/workers,0 "$t.d2" || true
+c1=$(jget "$t.d1" 'v["cycles"]'); c2=$(jget "$t.d2" 'v["cycles"]')
+check "/mpe/workers,0: its busy cycles, in the detail, grow while traffic flows ($c1 -> $c2)" \
+	cond '[ -n "$c1" ] && [ -n "$c2" ] && [ "$c2" -gt "$c1" ]'
 in1=$(jget "$t.s1" 'v["in"]'); in2=$(jget "$t.s2" 'v["in"]')
 check "/mpe/stats: in grows while traffic flows ($in1 -> $in2 in 0.3 s)" \
 	cond '[ -n "$in1" ] && [ -n "$in2" ] && [ "$in2" -gt "$in1" ]'
@@ -132,7 +138,7 @@ check "/mpe/workers: workers 0 and 1, each with every key and type" jtest "$t.w"
 	restarts=int, lost=int, in_doubt=int, carried=int,
 	last_cause=str,
 	last_recover_ms=int, down=int, dead=int, sandbox=str, sandbox_kills=int,
-	fault_deaths=int, quarantined=int, cycles=int, cycles_per_packet=int, stages=dict)
+	fault_deaths=int, quarantined=int, cycles_per_packet=int, stages=dict)
 	and drops_ok(w["drops"]) for w in v.values())'
 check "/mpe/workers: each worker's sandbox says what it applied ($MODEL build)" jtest "$t.w" \
 	"all(w['sandbox'].startswith('seccomp,') if '$MODEL' == 'process'

@@ -606,6 +606,18 @@ check_malformed_pass(const struct mpe_conf *c)
 }
 
 static void
+check_pools_port(const struct mpe_conf *c)
+{
+	CHECK(c->pools_per_port == 1, "pools_per_port %u", c->pools_per_port);
+}
+
+static void
+check_pools_socket(const struct mpe_conf *c)
+{
+	CHECK(c->pools_per_port == 0, "pools_per_port %u", c->pools_per_port);
+}
+
+static void
 check_malformed_drop(const struct mpe_conf *c)
 {
 	CHECK(c->malformed_pass == 0, "malformed_pass %u", c->malformed_pass);
@@ -864,6 +876,11 @@ static const struct cfg_case cases[] = {
 	{"malformed defaults to drop", P0 W0, 0, {NULL}, check_malformed_drop},
 	{"malformed neither drop nor pass", "[engine]\nmalformed = maybe\n" P0 W0, 1,
 	 {"@:2: malformed: 'maybe' is not drop or pass"}, NULL},
+	{"pools = port is stored", "[engine]\npools = port\n" P0 W0, 0, {NULL},
+	 check_pools_port},
+	{"pools defaults to socket", P0 W0, 0, {NULL}, check_pools_socket},
+	{"pools neither socket nor port", "[engine]\npools = numa\n" P0 W0, 1,
+	 {"@:2: pools: 'numa' is not socket or port"}, NULL},
 	{"ring_size not a power of 2 (100)", "[engine]\nring_size = 100\n" P0 W0, 1,
 	 {"@:2: ring_size: 100 is not a power of 2"}, NULL},
 	{"ring_size not a power of 2 (0x41)", "[engine]\nring_size = 0x41\n" P0 W0, 1,

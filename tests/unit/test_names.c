@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include "config.h"
@@ -126,6 +127,28 @@ test_flow_names(void)
 	CHECK(mpe_names_flow(buf, 5, 0) == -ENAMETOOLONG, "5 bytes accepted");
 }
 
+/* The first pool keeps the name tools look up (mpe-ringio); the others are distinct, fit a
+ * mempool's name, and the count is bounded. */
+static void
+test_pool_names(void)
+{
+	char buf[RTE_MEMPOOL_NAMESIZE], prev[RTE_MEMPOOL_NAMESIZE] = "";
+	unsigned int k;
+
+	CHECK(mpe_names_pool(buf, sizeof(buf), 0) == 0 && strcmp(buf, MPE_NAME_POOL) == 0,
+	      "pool 0: \"%s\"", buf);
+	CHECK(mpe_names_pool(buf, sizeof(buf), 1) == 0 && strcmp(buf, "mpe_mbufs_1") == 0,
+	      "pool 1: \"%s\"", buf);
+	for (k = 0; k < MPE_MAX_POOLS; k++) {
+		CHECK(mpe_names_pool(buf, sizeof(buf), k) == 0 && strcmp(buf, prev) != 0,
+		      "pool %u: \"%s\"", k, buf);
+		snprintf(prev, sizeof(prev), "%s", buf);
+	}
+	CHECK(mpe_names_pool(buf, sizeof(buf), MPE_MAX_POOLS) == -EINVAL, "pool %u accepted",
+	      MPE_MAX_POOLS);
+	CHECK(mpe_names_pool(buf, 6, 1) == -ENAMETOOLONG, "6 bytes accepted");
+}
+
 /* A configuration of @shape with @nb_workers workers and I/O lcores @rx[k] / @tx[k]. */
 static void
 io_conf(struct mpe_conf *c, uint32_t shape, unsigned int nb_workers, unsigned int nb_io,
@@ -208,6 +231,8 @@ main(void)
 		 test_names_for_all_workers_distinct_and_fit},
 		{"mpe_names_flow: one table name per worker, within MPE_FLOW_NAME_MAX; bad input "
 		 "refused", test_flow_names},
+		{"mpe_names_pool: the first pool's name as tools know it, the others distinct and "
+		 "within a mempool's name", test_pool_names},
 		{"mpe_names_worker_rings: an input per I/O lcore that receives, an output per one "
 		 "that transmits, each input to its own path", test_worker_rings},
 	};

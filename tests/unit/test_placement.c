@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of common/shm/placement.c: a described two-socket host in, the sockets of the
- * rings, flow tables and pool out, and the polling lcores that serve a port across sockets.
+ * rings, flow tables and mbuf pools out, the pool each port receives into, and the polling lcores that serve a port across sockets.
  * No EAL.
  */
 #include <string.h>
@@ -105,8 +105,11 @@ test_two_io_lcores_local(void)
 	      pl.ring_socket[5], pl.ring_socket[6], pl.ring_socket[7]);
 	CHECK(pl.flow_socket[0] == 0 && pl.flow_socket[1] == 1, "flow tables on %d %d",
 	      pl.flow_socket[0], pl.flow_socket[1]);
-	/* one queue on each socket: the tie goes to the first */
-	CHECK(pl.pool_socket == 0, "pool on %d", pl.pool_socket);
+	/* a port on each socket: a pool on each, each port's queues taking from their socket's */
+	CHECK(pl.nb_pools == 2 && pl.pool_socket[0] == 0 && pl.pool_socket[1] == 1 &&
+		      pl.port_pool[0] == 0 && pl.port_pool[1] == 1,
+	      "%u pools, on %d %d; ports into %u %u", pl.nb_pools, pl.pool_socket[0],
+	      pl.pool_socket[1], pl.port_pool[0], pl.port_pool[1]);
 	/* each polls its own port; each transmits to the other's */
 	CHECK(pl.nb_far == 2, "%u far", pl.nb_far);
 	for (i = 0; i < pl.nb_far; i++)
@@ -130,10 +133,14 @@ test_one_io_lcore_far(void)
 	t.port_socket[1] = 1;
 	t.port_socket[0] = 0;
 	distributor(&c, 4, 6, io, 1);
-	c.ports[1].rx_queues = 3; /* most queues on socket 1: the pool goes there */
+	c.ports[1].rx_queues = 3;
 	c.io[0].rxq[1] = 7;
 	placed(&c, &t, &pl);
-	CHECK(pl.pool_socket == 1, "pool on %d", pl.pool_socket);
+	/* the pools go with the ports, not with the lcore that polls them */
+	CHECK(pl.nb_pools == 2 && pl.pool_socket[pl.port_pool[0]] == 0 &&
+		      pl.pool_socket[pl.port_pool[1]] == 1,
+	      "%u pools; port 0's on %d, port 1's on %d", pl.nb_pools,
+	      pl.pool_socket[pl.port_pool[0]], pl.pool_socket[pl.port_pool[1]]);
 	for (i = 0; i < pl.nb_far; i++) {
 		CHECK(pl.far[i].io && pl.far[i].id == 0 && pl.far[i].port == 0 &&
 			      pl.far[i].socket == 1 && pl.far[i].port_socket == 0,
@@ -160,14 +167,17 @@ test_unknown_sockets(void)
 	distributor(&c, 2, 4, io, 1);
 	placed(&c, &t, &pl);
 	CHECK(pl.nb_far == 0, "%u far", pl.nb_far);
-	/* no port socket known: the pool goes where the receiving lcore is */
-	CHECK(pl.pool_socket == 0, "pool on %d", pl.pool_socket);
+	/* no port socket known: one pool, where the receiving lcore is */
+	CHECK(pl.nb_pools == 1 && pl.pool_socket[0] == 0 && pl.port_pool[1] == 0,
+	      "%u pools, the first on %d", pl.nb_pools, pl.pool_socket[0]);
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		t.lcore_socket[i] = MPE_SOCKET_UNKNOWN;
 	placed(&c, &t, &pl);
-	CHECK(pl.pool_socket == MPE_SOCKET_UNKNOWN && pl.ring_socket[0] == MPE_SOCKET_UNKNOWN &&
-	      pl.flow_socket[1] == MPE_SOCKET_UNKNOWN, "pool %d ring %d flow %d",
-	      pl.pool_socket, pl.ring_socket[0], pl.flow_socket[1]);
+	CHECK(pl.nb_pools == 1 && pl.pool_socket[0] == MPE_SOCKET_UNKNOWN &&
+		      pl.ring_socket[0] == MPE_SOCKET_UNKNOWN &&
+		      pl.flow_socket[1] == MPE_SOCKET_UNKNOWN,
+	      "%u pools, on %d; ring %d flow %d", pl.nb_pools, pl.pool_socket[0],
+	      pl.ring_socket[0], pl.flow_socket[1]);
 }
 
 /* rss workers poll and transmit themselves: a worker on the other socket than a port is far
@@ -190,6 +200,63 @@ test_rss_worker_far(void)
 	CHECK(pl.nb_far == 4 && w1 == 2, "%u far, %u of worker 1 and port 0", pl.nb_far, w1);
 }
 
+/* Three ports, two on socket 1 and one on socket 0, one of socket 1's not receiving: per
+ * socket, two pools, the receiving port of socket 1 in the second; per port, one for each
+ * receiving port; the port that does not receive takes none of its own. */
+static void
+test_pools(void)
+{
+	static const unsigned int io[1] = {1};
+	static struct mpe_placement pl;
+	struct mpe_topology t;
+	struct mpe_conf c;
+
+	two_sockets(&t);
+	t.port_socket[0] = 1;
+	t.port_socket[1] = 0;
+	t.port_socket[2] = 1;
+	distributor(&c, 2, 4, io, 1);
+	c.nb_ports = 3;
+	c.ports[2].rx = 1;
+	c.ports[2].rx_queues = 1;
+	c.ports[1].rx = 0;
+	c.io[0].rxq[2] = 1;
+	placed(&c, &t, &pl);
+	CHECK(pl.nb_pools == 1 && pl.pool_socket[0] == 1 && pl.port_pool[0] == 0 &&
+		      pl.port_pool[2] == 0 && pl.port_pool[1] == 0,
+	      "per socket, port 1 not receiving: %u pools, on %d; ports into %u %u %u",
+	      pl.nb_pools, pl.pool_socket[0], pl.port_pool[0], pl.port_pool[1], pl.port_pool[2]);
+	c.ports[1].rx = 1;
+	placed(&c, &t, &pl);
+	CHECK(pl.nb_pools == 2 && pl.pool_socket[0] == 1 && pl.pool_socket[1] == 0 &&
+		      pl.port_pool[0] == 0 && pl.port_pool[1] == 1 && pl.port_pool[2] == 0,
+	      "per socket: %u pools, on %d %d; ports into %u %u %u", pl.nb_pools,
+	      pl.pool_socket[0], pl.pool_socket[1], pl.port_pool[0], pl.port_pool[1],
+	      pl.port_pool[2]);
+	c.pools_per_port = 1;
+	placed(&c, &t, &pl);
+	CHECK(pl.nb_pools == 3 && pl.port_pool[0] == 0 && pl.port_pool[1] == 1 &&
+		      pl.port_pool[2] == 2 && pl.pool_socket[0] == 1 && pl.pool_socket[1] == 0 &&
+		      pl.pool_socket[2] == 1,
+	      "per port: %u pools; ports into %u %u %u, on %d %d %d", pl.nb_pools,
+	      pl.port_pool[0], pl.port_pool[1], pl.port_pool[2], pl.pool_socket[0],
+	      pl.pool_socket[1], pl.pool_socket[2]);
+	c.ports[1].rx = 0;
+	placed(&c, &t, &pl);
+	CHECK(pl.nb_pools == 2 && pl.port_pool[0] == 0 && pl.port_pool[2] == 1 &&
+		      pl.port_pool[1] == 0,
+	      "per port, port 1 not receiving: %u pools; ports into %u %u %u", pl.nb_pools,
+	      pl.port_pool[0], pl.port_pool[1], pl.port_pool[2]);
+	/* virtual devices: each pool where its port's pollers are */
+	t.port_socket[0] = t.port_socket[1] = t.port_socket[2] = MPE_SOCKET_UNKNOWN;
+	c.ports[1].rx = 1;
+	placed(&c, &t, &pl);
+	CHECK(pl.nb_pools == 3 && pl.pool_socket[0] == 0 && pl.pool_socket[1] == 0 &&
+		      pl.pool_socket[2] == 0,
+	      "per port, virtual devices polled from socket 0: on %d %d %d", pl.pool_socket[0],
+	      pl.pool_socket[1], pl.pool_socket[2]);
+}
+
 int
 main(void)
 {
@@ -197,7 +264,8 @@ main(void)
 		{"two I/O lcores, each on its port's socket: rings and flow tables with their "
 		 "consumers, the transmit across", test_two_io_lcores_local},
 		{"one I/O lcore on the other socket than a port: polled and sent to across; the "
-		 "pool where most queues are", test_one_io_lcore_far},
+		 "pools with their ports", test_one_io_lcore_far},
+		{"mbuf pools per socket and per port, ports that do not receive", test_pools},
 		{"sockets not known: nothing far, the pool where the receivers are or anywhere",
 		 test_unknown_sockets},
 		{"rss workers: far from the other socket's port both ways", test_rss_worker_far},

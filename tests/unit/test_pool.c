@@ -4,8 +4,9 @@
  * every free is cut short after each of its steps in turn, as a SIGKILL there would, and the
  * primary's recovery (mpe_pool_put_finish, then the free of what the hand still holds, then
  * the flush of the dead process's cache) must leave each mbuf in the pool exactly once,
- * unchained. No EAL: the pool, its ring and the cache live in
- * ordinary memory, and a mempool driver over that ring serves DPDK's own frees.
+ * unchained; with two pools (an engine with a pool per socket or per port), each in its own.
+ * No EAL: the pools, their rings and caches live in ordinary memory, and a mempool driver
+ * over a pool's ring serves DPDK's own frees.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -60,6 +61,11 @@ static struct rte_ring *ring;
 static uint32_t ring_start;
 static struct rte_mempool_cache *cache;
 static struct rte_mbuf *mbufs;
+/* a second pool, for the runs of packets of two pools */
+static struct rte_mempool *mp2;
+static struct rte_ring *ring2;
+static struct rte_mempool_cache *cache2;
+static struct rte_mbuf *mbufs2;
 
 /* a mempool driver over `ring`, for what DPDK frees itself (rte_pktmbuf_free) */
 static int
@@ -101,89 +107,113 @@ static struct rte_mempool_ops test_ops = {
 };
 
 static void
+setup_one(int idx, const char *name, struct rte_mempool **p, struct rte_ring **r,
+	  struct rte_mempool_cache **c, struct rte_mbuf **m)
+{
+	*p = calloc(1, sizeof(**p));
+	*r = aligned_alloc(RTE_CACHE_LINE_SIZE, rte_ring_get_memsize(RING_SIZE));
+	*c = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(**c));
+	*m = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(**m) * NB_MBUFS);
+	if (idx < 0 || *p == NULL || *r == NULL || *c == NULL || *m == NULL ||
+	    rte_ring_init(*r, name, RING_SIZE, 0) != 0) {
+		printf("FAIL setup\n");
+		exit(1);
+	}
+	(*p)->pool_data = *r;
+	(*p)->ops_index = idx;
+	(*p)->size = NB_MBUFS;
+	memset(*c, 0, sizeof(**c));
+	(*c)->size = CACHE_SIZE;
+	(*c)->flushthresh = CACHE_SIZE * 3 / 2; /* as DPDK sets it */
+}
+
+static void
 setup(void)
 {
 	int idx = rte_mempool_register_ops(&test_ops);
 
-	mp = calloc(1, sizeof(*mp));
-	ring = aligned_alloc(RTE_CACHE_LINE_SIZE, rte_ring_get_memsize(RING_SIZE));
-	cache = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*cache));
-	mbufs = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*mbufs) * NB_MBUFS);
-	if (idx < 0 || mp == NULL || ring == NULL || cache == NULL || mbufs == NULL ||
-	    rte_ring_init(ring, "test_pool", RING_SIZE, 0) != 0) {
-		printf("FAIL setup\n");
-		exit(1);
+	setup_one(idx, "test_pool", &mp, &ring, &cache, &mbufs);
+	setup_one(idx, "test_pool2", &mp2, &ring2, &cache2, &mbufs2);
+}
+
+static void
+reset_one(struct rte_mempool *p, struct rte_ring *r, struct rte_mempool_cache *c,
+	  struct rte_mbuf *m)
+{
+	void *objs[NB_MBUFS];
+	int i;
+
+	r->prod.head = r->prod.tail = r->cons.head = r->cons.tail = ring_start;
+	c->len = 0;
+	memset(m, 0, sizeof(*m) * NB_MBUFS);
+	for (i = 0; i < NB_MBUFS; i++) {
+		m[i].pool = p;
+		m[i].nb_segs = 1;
+		rte_mbuf_refcnt_set(&m[i], 1);
+		objs[i] = &m[i];
 	}
-	mp->pool_data = ring;
-	mp->ops_index = idx;
-	mp->size = NB_MBUFS;
-	memset(cache, 0, sizeof(*cache));
-	cache->size = CACHE_SIZE;
-	cache->flushthresh = CACHE_SIZE * 3 / 2; /* as DPDK sets it */
+	rte_ring_mp_enqueue_bulk(r, objs, NB_MBUFS, NULL);
 }
 
 /* Everything back in the ring, unchained, each once; the cache empty. */
 static void
 reset_pool(void)
 {
-	void *objs[NB_MBUFS];
-	int i;
-
-	ring->prod.head = ring->prod.tail = ring->cons.head = ring->cons.tail = ring_start;
-	cache->len = 0;
-	memset(mbufs, 0, sizeof(*mbufs) * NB_MBUFS);
-	for (i = 0; i < NB_MBUFS; i++) {
-		mbufs[i].pool = mp;
-		mbufs[i].nb_segs = 1;
-		rte_mbuf_refcnt_set(&mbufs[i], 1);
-		objs[i] = &mbufs[i];
-	}
-	rte_ring_mp_enqueue_bulk(ring, objs, NB_MBUFS, NULL);
+	reset_one(mp, ring, cache, mbufs);
+	reset_one(mp2, ring2, cache2, mbufs2);
 }
 
 static struct rte_mbuf *
-take(void)
+take_from(struct rte_ring *r)
 {
 	void *m = NULL;
 
-	if (rte_ring_mc_dequeue(ring, &m) != 0) {
+	if (rte_ring_mc_dequeue(r, &m) != 0) {
 		printf("FAIL the test pool ran dry\n");
 		exit(1);
 	}
 	return m;
 }
 
-/* A packet of @segs segments taken from the pool, as a driver chains them. */
 static struct rte_mbuf *
-packet(unsigned int segs)
+take(void)
 {
-	struct rte_mbuf *head = take(), *m = head;
+	return take_from(ring);
+}
+
+/* A packet of @segs segments taken from the ring @r, as a driver chains them. */
+static struct rte_mbuf *
+packet_of(struct rte_ring *r, unsigned int segs)
+{
+	struct rte_mbuf *head = take_from(r), *m = head;
 	unsigned int i;
 
 	for (i = 1; i < segs; i++) {
-		m->next = take();
+		m->next = take_from(r);
 		m = m->next;
 	}
 	head->nb_segs = (uint16_t)segs;
 	return head;
 }
 
-/* Every mbuf in the ring (the cache flushed, as recovery does) exactly once, unchained. */
+/* Every mbuf of @mb in the ring @r (the cache @c flushed, as recovery does) exactly once,
+ * unchained, and nothing else. */
 static void
-check_pool(const char *what, unsigned int shared)
+check_one(struct rte_ring *r, struct rte_mempool_cache *c, struct rte_mbuf *mb,
+	  const char *what, unsigned int shared)
 {
 	uint8_t seen[NB_MBUFS] = {0};
 	unsigned int twice = 0, missing = 0, chained = 0, foreign = 0, i;
 	uint32_t idx;
 
-	if (cache->len > 0) {
-		rte_ring_mp_enqueue_bulk(ring, cache->objs, cache->len, NULL);
-		cache->len = 0;
+	if (c->len > 0) {
+		rte_ring_mp_enqueue_bulk(r, c->objs, c->len, NULL);
+		c->len = 0;
 	}
-	CHECK(ring->prod.head == ring->prod.tail, "%s: the ring's enqueue is left open", what);
-	for (idx = ring->cons.tail; idx != ring->prod.tail; idx++) {
-		struct rte_mbuf *m = ((void **)&ring[1])[idx & ring->mask];
-		long k = m - mbufs;
+	CHECK(r->prod.head == r->prod.tail, "%s: the ring's enqueue is left open", what);
+	for (idx = r->cons.tail; idx != r->prod.tail; idx++) {
+		struct rte_mbuf *m = ((void **)&r[1])[idx & r->mask];
+		long k = m - mb;
 
 		if (k < 0 || k >= NB_MBUFS) {
 			foreign++;
@@ -201,25 +231,41 @@ check_pool(const char *what, unsigned int shared)
 	CHECK(chained == 0, "%s: %u mbufs in the pool still chained", what, chained);
 }
 
+/* Both pools: each of its mbufs in its ring once; @shared missing from the first. */
+static void
+check_pool(const char *what, unsigned int shared)
+{
+	char w2[200];
+
+	check_one(ring, cache, mbufs, what, shared);
+	snprintf(w2, sizeof(w2), "%s (second pool)", what);
+	check_one(ring2, cache2, mbufs2, w2, 0);
+}
+
 struct scenario {
 	const char *name;
 	unsigned int cache_len; /* mbufs in the cache before the free; UINT32_MAX: no cache */
 	unsigned int nb_pkts;
 	unsigned int segs;	 /* segments per packet */
 	unsigned int shared_at;	 /* this packet is shared (refcnt 2), UINT32_MAX: none */
+	unsigned int two_pools;	 /* packets 3..5, 9..11, ... are of the second pool */
 	const char *must_die_at[8]; /* steps this scenario must pass through */
 };
 
 static const struct scenario scenarios[] = {
-	{"into the cache", 10, 8, 1, UINT32_MAX,
+	{"into the cache", 10, 8, 1, UINT32_MAX, 0,
 	 {"held", "handed over", "to the cache", "copied", "counted", "done"}},
-	{"flushing a full cache", 380, 8, 1, UINT32_MAX,
+	{"flushing a full cache", 380, 8, 1, UINT32_MAX, 0,
 	 {"flushing", "reserved", "head recorded", "written", "tail moved", "flushed", "copied"}},
-	{"no cache: to the ring", UINT32_MAX, 8, 1, UINT32_MAX,
+	{"no cache: to the ring", UINT32_MAX, 8, 1, UINT32_MAX, 0,
 	 {"to the ring", "reserved", "head recorded", "written", "tail moved", "done"}},
-	{"chains over two puts", 330, 30, 3, UINT32_MAX,
+	{"chains over two puts", 330, 30, 3, UINT32_MAX, 0,
 	 {"unchained", "flushing", "head recorded", "written", "counted", "done"}},
-	{"a shared packet in the burst", 20, 12, 2, 5, {"held", "copied", "done"}},
+	{"a shared packet in the burst", 20, 12, 2, 5, 0, {"held", "copied", "done"}},
+	{"runs of two pools", 20, 16, 2, UINT32_MAX, 1,
+	 {"held", "handed over", "unchained", "copied", "counted", "done"}},
+	{"two pools, the first's cache flushed", 382, 12, 1, UINT32_MAX, 1,
+	 {"flushing", "head recorded", "written", "flushed", "copied", "done"}},
 };
 
 /* Free @s's burst, cut short after @steps steps (0: never); recover as the primary does.
@@ -228,7 +274,9 @@ static int
 run(const struct scenario *s, unsigned int steps, const char **at)
 {
 	static struct mpe_pool_put pp;
-	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache};
+	struct mpe_pool_ref refs[2] = {{.mp = mp, .ring = ring, .cache = cache, .index = 0},
+				       {.mp = mp2, .ring = ring2, .cache = cache2, .index = 1}};
+	const struct mpe_pool_ref *rp;
 	struct rte_mbuf *list[64];
 	void *except[MPE_POOL_PUT_MAX];
 	volatile uint32_t from = 0;
@@ -242,9 +290,9 @@ run(const struct scenario *s, unsigned int steps, const char **at)
 	reset_pool();
 	memset(&pp, 0, sizeof(pp));
 	if (s->cache_len == UINT32_MAX)
-		ref.cache = NULL;
+		refs[0].cache = refs[1].cache = NULL;
 	for (i = 0; i < s->nb_pkts; i++)
-		list[i] = packet(s->segs);
+		list[i] = packet_of(s->two_pools && (i / 3) % 2 == 1 ? ring2 : ring, s->segs);
 	for (i = 0; s->cache_len != UINT32_MAX && i < s->cache_len; i++)
 		cache->objs[cache->len++] = take();
 	if (s->shared_at < s->nb_pkts) {
@@ -258,7 +306,7 @@ run(const struct scenario *s, unsigned int steps, const char **at)
 	died_at = NULL;
 	steps_left = steps;
 	if (setjmp(death) == 0) {
-		mpe_pool_free(&pp, &ref, list, &from, s->nb_pkts);
+		mpe_pool_free(&pp, refs, s->two_pools ? 2 : 1, list, &from, s->nb_pkts);
 		finished = 1;
 	}
 	steps_left = 0;
@@ -266,7 +314,11 @@ run(const struct scenario *s, unsigned int steps, const char **at)
 	snprintf(what, sizeof(what), "%s, death at step %u (%s)", s->name, steps,
 		 died_at != NULL ? died_at : "none");
 
-	/* the primary's side: the put under way, then what the hand still holds */
+	/* the primary's side: the put under way (to the pool it records), then what the hand
+	 * still holds */
+	rp = &refs[s->two_pools && pp.pool == 1 ? 1 : 0];
+	CHECK(pp.state == MPE_PUT_NONE || pp.pool < (s->two_pools ? 2U : 1U),
+	      "%s: the put records pool %u", what, pp.pool);
 	if (pp.state != MPE_PUT_NONE) {
 		nx = pp.n;
 		memcpy(except, pp.objs, sizeof(void *) * pp.n);
@@ -275,15 +327,15 @@ run(const struct scenario *s, unsigned int steps, const char **at)
 		/* as a recovery that finishes the slots first and puts back later: the same */
 		struct mpe_pool_finish slots;
 
-		rc = mpe_pool_slots_finish(&pp, &ref, 20, &slots);
+		rc = mpe_pool_slots_finish(&pp, rp, 20, &slots);
 		CHECK(rc == 0 || rc == -EDEADLK, "%s: slots finish gave %d", what, rc);
 		CHECK(rc < 0 || (pp.state != MPE_PUT_FLUSH && pp.state != MPE_PUT_RING),
 		      "%s: the ring's part left under way (%u)", what, pp.state);
 		if (rc == 0)
-			rc = mpe_pool_put_finish(&pp, &ref, 20, &fin);
+			rc = mpe_pool_put_finish(&pp, rp, 20, &fin);
 		fin.completed = slots.completed;
 	} else {
-		rc = mpe_pool_put_finish(&pp, &ref, 20, &fin);
+		rc = mpe_pool_put_finish(&pp, rp, 20, &fin);
 	}
 	if (died_at != NULL && strcmp(died_at, "reserved") == 0) {
 		/* the one step that cannot be undone: the slots are unknown */
@@ -317,7 +369,8 @@ static void
 test_make_room(void)
 {
 	static struct mpe_pool_put pp;
-	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache};
+	/* the engine's pool 1: the record must name it */
+	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache, .index = 1};
 	struct mpe_pool_finish fin;
 	volatile unsigned int steps;
 	unsigned int i;
@@ -340,6 +393,8 @@ test_make_room(void)
 		steps_left = 0;
 		snprintf(what, sizeof(what), "making room, death at step %u (%s)", steps,
 			 died_at != NULL ? died_at : "none");
+		CHECK(pp.state == MPE_PUT_NONE || pp.pool == 1, "%s: the flush records pool %u",
+		      what, pp.pool);
 		rc = mpe_pool_put_finish(&pp, &ref, 20, &fin);
 		if (died_at != NULL && strcmp(died_at, "reserved") == 0) {
 			CHECK(rc == -EDEADLK, "%s: finish gave %d", what, rc);
@@ -367,8 +422,9 @@ test_fill(unsigned int avail)
 	static const char *const must[] = {"filling", "taken", "take recorded", "taken copied",
 					   "take done", "fill counted"};
 	static struct mpe_pool_put pp;
+	/* the engine's pool 1: the record must name it */
 	struct mpe_pool_ref ref = {.mp = mp, .ring = ring, .cache = cache,
-				   .fill_below = MPE_POOL_DEV_ROOM};
+				   .fill_below = MPE_POOL_DEV_ROOM, .index = 1};
 	static void *held[NB_MBUFS];
 	const char *seen[16];
 	volatile unsigned int nb_held;
@@ -406,6 +462,8 @@ test_fill(unsigned int avail)
 		steps_left = 0;
 		snprintf(what, sizeof(what), "filling from a ring of %u, death at step %u (%s)",
 			 avail, steps, died_at != NULL ? died_at : "none");
+		CHECK(pp.state == MPE_PUT_NONE || pp.pool == 1, "%s: the fill records pool %u",
+		      what, pp.pool);
 		for (k = 0; died_at != NULL && k < nb_seen && strcmp(seen[k], died_at) != 0; k++)
 			;
 		if (died_at != NULL && k == nb_seen && nb_seen < RTE_DIM(seen))

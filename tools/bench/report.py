@@ -929,7 +929,7 @@ def capacity_text(s, cases, meta):
     if L:
         L += ["", "Cycles/pkt: TSC cycles of the busy polls of each tier over the packets "
               "through it, from the engine's telemetry (`cycles` and `in` or `moved` of "
-              "`/mpe/stats` for the I/O lcores, each worker's `cycles` of `/mpe/workers`), "
+              "`/mpe/stats` for the I/O lcores, each worker's `cycles` of `/mpe/workers,W`), "
               "process build, median over the rounds; a pipeline's workers add up every "
               "stage a packet passes. Mpps a core: `tsc_hz` (%.2f GHz here) over those "
               "cycles. Model here: with a CPU for each polling lcore, the slower tier, its "

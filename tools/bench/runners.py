@@ -98,6 +98,11 @@ def sample(tel, ports, mpe=False, pids=None):
     if mpe:
         s["stats"] = tel.get("/mpe/stats")
         s["workers"] = tel.workers()
+        # each worker's busy cycles are in its detail only (the page has no room for them)
+        for wid, w in s["workers"].items():
+            c = tel.get("/mpe/workers,%s" % wid).get("cycles")
+            if c is not None:
+                w["cycles"] = c
     s["t_end"] = time.monotonic()
     return s
 
