@@ -309,8 +309,7 @@ block_quarantined(struct io *io, struct rte_mbuf **pkts, uint16_t n)
 			pkts[kept++] = pkts[i];
 			continue;
 		}
-		/* the I/O lcores share the row: an atomic add, on blocked flows only */
-		__atomic_fetch_add(&q->hits[MPE_QUARANTINE_SITE_IO][f], 1, __ATOMIC_RELAXED);
+		q->hits[MPE_QUARANTINE_SITE_IO(io->k)][f]++; /* this I/O lcore's row */
 		rte_pktmbuf_free(pkts[i]);
 	}
 	io->st->io.drops[MPE_DROP_QUARANTINE] += n - kept;

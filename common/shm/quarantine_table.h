@@ -24,9 +24,10 @@
 #include "pkt.h"
 
 #define MPE_QUARANTINE_FLOWS 64
-/* who counts hits: site 0 is the I/O lcore, site 1 + w worker w */
-#define MPE_QUARANTINE_SITES (MPE_MAX_WORKERS + 1)
-#define MPE_QUARANTINE_SITE_IO 0
+/* who counts hits, each in a row of its own: I/O lcore k (conf.io[k]), then worker w */
+#define MPE_QUARANTINE_SITES (MPE_MAX_IO + MPE_MAX_WORKERS)
+#define MPE_QUARANTINE_SITE_IO(k) (k)
+#define MPE_QUARANTINE_SITE_WORKER(w) (MPE_MAX_IO + (w))
 
 enum mpe_qflow_state {
 	MPE_QFLOW_FREE = 0,

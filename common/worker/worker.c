@@ -627,7 +627,7 @@ block_quarantined(struct mpe_worker *w, struct rte_mbuf **pkts, uint16_t n)
 			pkts[kept++] = m;
 			continue;
 		}
-		mpe_undo_add(w->undo, &q->hits[1 + w->id][f], 1);
+		mpe_undo_add(w->undo, &q->hits[MPE_QUARANTINE_SITE_WORKER(w->id)][f], 1);
 		mpe_meta(m, off)->drop_stage = MPE_META_BLOCKED;
 		out[nb++] = m;
 	}

@@ -4,7 +4,10 @@
 # crashes its worker (SIGSEGV) on a UDP datagram to port 4920 saying "mpe-fault segv". The
 # capture: 1000 background UDP flows, one packet each in turn, and the same poison packet
 # after every 600 of them, 4 times (as a retransmission would come).
-# Usage: life_quarantine.sh [distributor|pipeline]
+# Usage: life_quarantine.sh [distributor|pipeline] [io2]
+#   io2 (distributor): two I/O lcores, [io 1] polling the port the capture comes in on and
+#   transmitting, [io 0] polling the other, empty one: the blocked packets are counted in
+#   [io 1]'s row of hits, which the readers add up with the others.
 #   distributor: 2 workers running fault,fwd; pipeline: parse in worker 0, fault,fwd in
 #   worker 1. With quarantine_after = 2, checks:
 #   - the worker dies twice and no more: then the poison flow is blocked, and its last two
@@ -22,6 +25,7 @@
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=${1:-distributor}
+IO2=${2:-}
 K=2
 POISON=4
 GAP=600
@@ -54,11 +58,17 @@ cfg=$TMP/engine.ini
 {
 	# rings that hold the whole capture: what a dead worker's outage costs (its share
 	# dropped as ring_full once its ring is full) is recovery's, not this test's subject
-	printf '[engine]\nshape = %s\nio_lcore = 1\nbackpressure = on\nburst = 32\n' "$SHAPE"
+	printf '[engine]\nshape = %s\nbackpressure = on\nburst = 32\n' "$SHAPE"
+	[ -n "$IO2" ] || printf 'io_lcore = 1\n'
 	printf 'ring_size = 4096\n'
 	printf 'restart_backoff_ms = 20\nrestart_max = 10\nquarantine_after = %s\n\n' "$K"
 	printf '[port 0]\ndevice = net_pcap0\npeer = 1\n\n'
-	printf '[port 1]\ndevice = net_pcap1\npeer = 0\nrx = off\n\n'
+	if [ -n "$IO2" ]; then
+		printf '[port 1]\ndevice = net_pcap1\npeer = 0\n\n'
+		printf '[io 0]\nlcore = 1\nrx = 1\ntx = off\n\n[io 1]\nlcore = 6\nrx = 0\n\n'
+	else
+		printf '[port 1]\ndevice = net_pcap1\npeer = 0\nrx = off\n\n'
+	fi
 	if [ "$SHAPE" = pipeline ]; then
 		printf '[worker 0]\nlcore = 2\nstages = parse\n\n[worker 1]\nlcore = 3\nstages = fault,fwd\n'
 	else
@@ -72,6 +82,7 @@ if ! "$PRIMARY" --check -c "$cfg" > "$TMP/check.out" 2>&1; then
 fi
 ok "the fault stage is built (-Dtest_stages=true)"
 
+[ -n "$IO2" ] && LCORES+=",6@$((6 % NCPU))"
 log=$TMP/primary.log
 start_primary "$log" --lcores "$LCORES" \
 	--vdev "net_pcap0,rx_pcap=$TMP/in0.pcap,tx_pcap=$TMP/out0.pcap" \
