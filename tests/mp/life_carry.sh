@@ -140,8 +140,13 @@ for ((k = 1; k <= KILLS; k++)); do
 	for ((i = 0; i < 400; i++)); do ready "$k" && break; sleep 0.025; done
 	sleep "0.$((RANDOM % 10))"
 	kill -0 "$rpid" 2> /dev/null || break # the traffic is over
-	# the signals in turn (KILL,SEGV,ABRT: a SIGKILL every third death), the worker at random
-	kill -"${SIGS[$(((k - 1) % ${#SIGS[@]}))]}" "$(worker_pid $((RANDOM % nw)))"
+	# the signals in turn (KILL,SEGV,ABRT: a SIGKILL every third death), the worker at random;
+	# in a mixed pipeline a SIGKILL goes to worker 1, whose burn stage always holds a burst:
+	# the other two mostly wait for it, and a run whose SIGKILLs all found empty hands would
+	# show nothing carried
+	sig=${SIGS[$(((k - 1) % ${#SIGS[@]}))]} victim=$((RANDOM % nw))
+	[ "$mixed" = 1 ] && [ "$sig" = KILL ] && [ "$SHAPE" = pipeline ] && victim=1
+	kill -"$sig" "$(worker_pid "$victim")"
 	killed=$k
 done
 rcio=0
