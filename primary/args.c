@@ -442,9 +442,17 @@ print_io(const struct mpe_conf *conf)
 		if (conf->io[k].tx)
 			printf("; transmits on TX queue %u of every port\n",
 			       mpe_config_io_txq(conf, k));
+		else if (conf->tx_workers)
+			printf("; the workers transmit\n");
+		else if (*sep != '\0')
+			printf("; what it receives leaves through [io %u]\n",
+			       mpe_config_io_tx_of(conf, k));
 		else
 			printf("; transmits nothing\n");
 	}
+	if (mpe_config_pipe_lanes(conf) > 1)
+		printf("pipeline lanes: %u, one to each I/O lcore that transmits, with a ring "
+		       "between each two workers\n", mpe_config_pipe_lanes(conf));
 }
 
 /* --check: the mbuf pools and which port receives into which. It runs no EAL and knows no

@@ -171,9 +171,13 @@ io_init(struct io *io, struct mpe_primary *p, unsigned int k, int socket)
 		if (!p->io_shares[k][i] || mpe_config_worker_receives(conf, i))
 			continue;
 		/* the worker's input ring from this I/O lcore, or (pipeline) from the stage
-		 * before it; none from an I/O lcore that does not receive */
+		 * before it, on the lane of this I/O lcore's packets; none from an I/O lcore
+		 * that does not receive */
 		if (conf->shape == MPE_SHAPE_PIPELINE && i > 0) {
-			if (lookup(&r, (int)i - 1, (int)i) < 0)
+			unsigned int lane = mpe_config_pipe_lanes(conf) > 1 ?
+				mpe_config_io_txq(conf, mpe_config_io_tx_of(conf, k)) : 0;
+
+			if (lookup(&r, MPE_END_LANE(i - 1, lane), (int)i) < 0)
 				return -ENOENT;
 		} else if (io->nb_in > 0) {
 			r = io->in[conf->shape == MPE_SHAPE_PIPELINE ? 0 : i];

@@ -126,20 +126,23 @@ place(struct mpe_primary *p, const int (*ends)[2], unsigned int n)
 	return conf->numa_refuse && p->place.nb_far > 0 ? -EINVAL : 0;
 }
 
-/* The shape's rings, as [producer, consumer]: a worker's id or an I/O lcore's end
- * (MPE_END_IO_K). One producer and one consumer each: with several I/O lcores, a ring per
- * (I/O lcore, worker) pair in each direction it carries packets. */
+/* The shape's rings, as [producer, consumer]: a worker's id (with its lane, MPE_END_LANE)
+ * or an I/O lcore's end (MPE_END_IO_K). One producer and one consumer each: with several
+ * I/O lcores, a ring per (I/O lcore, worker) pair in each direction it carries packets, and
+ * in a pipeline a lane per transmitting I/O lcore between each two stages. */
 static unsigned int
 ring_ends(const struct mpe_conf *conf, int ends[][2])
 {
-	unsigned int i, k, n = 0, last = conf->nb_workers - 1U;
+	unsigned int i, k, l, n = 0, last = conf->nb_workers - 1U;
 
 	if (conf->shape == MPE_SHAPE_PIPELINE) {
 		for (k = 0; k < conf->nb_io; k++)
 			if (mpe_config_io_rx(conf, k))
 				ends[n][0] = MPE_END_IO_K(k), ends[n][1] = 0, n++;
 		for (i = 1; i < conf->nb_workers; i++)
-			ends[n][0] = (int)i - 1, ends[n][1] = (int)i, n++;
+			for (l = 0; l < mpe_config_pipe_lanes(conf); l++)
+				ends[n][0] = MPE_END_LANE(i - 1, l), ends[n][1] = MPE_END_LANE(i, l),
+				n++;
 		for (k = 0; k < conf->nb_io && !mpe_config_worker_transmits(conf, last); k++)
 			if (conf->io[k].tx)
 				ends[n][0] = (int)last, ends[n][1] = MPE_END_IO_K(k), n++;
@@ -161,7 +164,7 @@ static int
 end_shares_cpu(const struct mpe_primary *p, int end)
 {
 	return MPE_END_IS_IO(end) ? p->io_yield_idle[MPE_END_IO_INDEX(end)] :
-				    (int)p->shm->workers[end].ctl.yield_idle;
+				    (int)p->shm->workers[MPE_END_WORKER(end)].ctl.yield_idle;
 }
 
 /* Ring lengths. A lcore that shares its CPU with another polling lcore is off it while the
@@ -233,7 +236,7 @@ create_rings(struct mpe_primary *p, int ends[][2], unsigned int n, const uint32_
 		 * multi-producer ring half-updated for everybody else */
 		p->rings[i] = rte_ring_create(name, sizes[i], p->place.ring_socket[i],
 					      RING_F_SP_ENQ | RING_F_SC_DEQ);
-		p->ring_consumer[i] = ends[i][1];
+		p->ring_consumer[i] = MPE_END_WORKER(ends[i][1]);
 		if (p->rings[i] == NULL) {
 			MPE_LOG(ERR, engine, "ring %s: %s", name, rte_strerror(rte_errno));
 			return -rte_errno;

@@ -173,8 +173,8 @@ static const struct key_def keys[] = {
 	    "no [io N] gives rx: the RX queues dealt out in turn"),
 	IOL("tx", T_BOOL, 0, 1, 1, tx, 0,
 	    "it transmits what came in through it, on a TX queue of its own of every port "
-	    "(off: receive only; another I/O lcore transmits); pipeline: one I/O lcore "
-	    "transmits everything, [io 0] unless another says on"),
+	    "(off: receive only; another I/O lcore transmits); a pipeline with rx = workers: "
+	    "one I/O lcore transmits everything, [io 0] unless another says on"),
 };
 
 static const char *const shape_names[] = {"pipeline", "distributor", "rss"};

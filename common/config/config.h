@@ -252,6 +252,23 @@ mpe_config_io_txq(const struct mpe_conf *c, unsigned int k)
 	return n;
 }
 
+/* A pipeline's lanes: one per I/O lcore its last worker hands packets to (1 when that worker
+ * transmits, or the first polls the ports). Lane L leads from the first worker through each
+ * stage to the L-th transmitting I/O lcore, a ring between each two stages: what came in
+ * through I/O lcore K keeps to the lane of mpe_config_io_tx_of(K), so that each flow keeps
+ * one path, and every ring one producer and one consumer. */
+static inline unsigned int
+mpe_config_pipe_lanes(const struct mpe_conf *c)
+{
+	unsigned int i, n = 0;
+
+	if (c->shape != MPE_SHAPE_PIPELINE || c->tx_workers || c->rx_workers)
+		return 1;
+	for (i = 0; i < c->nb_io; i++)
+		n += c->io[i].tx;
+	return n > 0 ? n : 1;
+}
+
 /* 1 when the engine sends packets out of port @i: some receiving port has it as peer, or it
  * is the mirror port. */
 static inline int

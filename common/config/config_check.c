@@ -140,7 +140,8 @@ check_io(struct parser *p, struct mpe_conf *c)
 		report(p, loc_line(p, "engine", "io_lcore"), "io_lcore",
 		       "given with [io N] sections: the I/O lcores are theirs (lcore = N)");
 	c->io_lcore = c->io[0].lcore; /* for what knows of one */
-	/* a pipeline's one transmitting I/O lcore: the one that says tx = on, else [io 0] */
+	/* a pipeline whose first worker polls the ports has one lane, and so one transmitting
+	 * I/O lcore: the one that says tx = on, else [io 0] */
 	for (i = 0; i < c->nb_io; i++) {
 		snprintf(sect, sizeof(sect), "io %u", i);
 		tx_on += loc_line(p, sect, "tx") > 0 && c->io[i].tx;
@@ -154,14 +155,14 @@ check_io(struct parser *p, struct mpe_conf *c)
 				report(p, loc_line(p, sect, "lcore"), "lcore",
 				       "%u already used by [io %u]", io->lcore, j);
 		given |= io->rx_given;
-		/* a pipeline's last worker hands its packets to one I/O lcore: [io 0] unless
-		 * another says tx = on */
-		if (c->shape == MPE_SHAPE_PIPELINE && loc_line(p, sect, "tx") == 0)
+		if (c->shape == MPE_SHAPE_PIPELINE && c->rx_workers && loc_line(p, sect, "tx") == 0)
 			io->tx = i == 0 && tx_on == 0;
-		if (c->shape == MPE_SHAPE_PIPELINE && io->tx && tx > 0 && !c->tx_workers)
+		if (c->shape == MPE_SHAPE_PIPELINE && c->rx_workers && io->tx && tx > 0 &&
+		    !c->tx_workers)
 			report(p, loc_line(p, sect, "tx") > 0 ? loc_line(p, sect, "tx") : io->line,
-			       "tx", "on in a second [io N]: a pipeline's last worker hands its "
-			       "packets to one I/O lcore (tx = off in the others)");
+			       "tx", "on in a second [io N]: a pipeline whose first worker polls the "
+			       "ports (rx = workers) hands every packet to one I/O lcore (tx = off in "
+			       "the others)");
 		if (c->tx_workers) {
 			if (loc_line(p, sect, "tx") > 0 && io->tx)
 				report(p, loc_line(p, sect, "tx"), "tx", "on, but the workers "
@@ -205,10 +206,10 @@ check_io(struct parser *p, struct mpe_conf *c)
 		check_io_owners(p, c);
 	}
 	/* every I/O lcore has something to do: queues to poll, or packets to send for one
-	 * that polls and does not transmit (a pipeline's: every packet) */
+	 * that polls and does not transmit (a pipeline whose first worker polls the ports:
+	 * every packet) */
 	for (i = 0; p->errors == 0 && i < c->nb_io; i++) {
-		int work = mpe_config_io_rx(c, i) ||
-			   (c->io[i].tx && c->shape == MPE_SHAPE_PIPELINE);
+		int work = mpe_config_io_rx(c, i) || (c->io[i].tx && !mpe_config_io_receives(c));
 
 		for (j = 0; j < c->nb_io && !work; j++)
 			work = j != i && mpe_config_io_rx(c, j) && !c->io[j].tx &&
@@ -409,8 +410,9 @@ mpe_config_nb_rings(const struct mpe_conf *c)
 	if (c->shape == MPE_SHAPE_RSS)
 		return 0;
 	/* at most: every I/O lcore both receives and transmits */
-	return c->shape == MPE_SHAPE_PIPELINE ? c->nb_workers - 1U + 2U * k :
-						2U * k * c->nb_workers;
+	return c->shape == MPE_SHAPE_PIPELINE ?
+		       (c->nb_workers - 1U) * mpe_config_pipe_lanes(c) + 2U * k :
+		       2U * k * c->nb_workers;
 }
 
 /* Every place an mbuf can wait: descriptors, rings, caches, bursts in hand. */

@@ -25,13 +25,23 @@ end_name(char *buf, size_t size, int end)
 int
 mpe_names_ring(char *buf, size_t size, int from, int to)
 {
-	char a[8], b[8];
+	unsigned int lf = MPE_END_LANE_OF(from), lt = MPE_END_LANE_OF(to), lane = RTE_MAX(lf, lt);
+	char a[8], b[8], l[8] = "";
 	int n;
 
+	/* a lane joins two workers, and both ends that say one say the same */
+	if (lane > 0 && (MPE_END_IS_IO(from) || MPE_END_IS_IO(to) || lane >= MPE_MAX_IO ||
+			 (lf > 0 && lt > 0 && lf != lt)))
+		return -EINVAL;
+	if (lane > 0) {
+		from = MPE_END_WORKER(from);
+		to = MPE_END_WORKER(to);
+		snprintf(l, sizeof(l), "_l%u", lane);
+	}
 	if (buf == NULL || from == to || end_name(a, sizeof(a), from) < 0 ||
 	    end_name(b, sizeof(b), to) < 0)
 		return -EINVAL;
-	n = snprintf(buf, size, "mpe_%s_%s", a, b);
+	n = snprintf(buf, size, "mpe_%s_%s%s", a, b, l);
 	if (n < 0 || (size_t)n >= size || (size_t)n >= RTE_RING_NAMESIZE)
 		return -ENAMETOOLONG;
 	return 0;
@@ -41,15 +51,17 @@ void
 mpe_names_worker_rings(const struct mpe_conf *c, unsigned int id, int *from,
 			unsigned int *nb_in, int *to, unsigned int *nb_out, uint8_t *out_of)
 {
-	uint8_t out_idx[MPE_MAX_IO] = {0}; /* I/O lcore k's place among @to */
-	uint8_t in_io[MPE_MAX_IO] = {0};   /* input i's I/O lcore */
+	uint8_t in_io[MPE_MAX_IO] = {0}; /* input i's I/O lcore */
 	unsigned int k, i, nb_io = RTE_MIN((unsigned int)c->nb_io, (unsigned int)MPE_MAX_IO);
+	unsigned int lanes = RTE_MIN(mpe_config_pipe_lanes(c), (unsigned int)MPE_MAX_IO);
+	int stage_in = c->shape == MPE_SHAPE_PIPELINE && id > 0;
 
 	*nb_in = *nb_out = 0;
 	if (c->shape == MPE_SHAPE_RSS)
 		return;
-	if (c->shape == MPE_SHAPE_PIPELINE && id > 0) {
-		from[(*nb_in)++] = (int)id - 1;
+	if (stage_in) {
+		for (i = 0; i < lanes; i++)
+			from[(*nb_in)++] = MPE_END_LANE(id - 1, i);
 	} else if (!mpe_config_worker_receives(c, id)) {
 		for (k = 0; k < nb_io; k++)
 			if (mpe_config_io_rx(c, k)) {
@@ -58,17 +70,19 @@ mpe_names_worker_rings(const struct mpe_conf *c, unsigned int id, int *from,
 			}
 	}
 	if (c->shape == MPE_SHAPE_PIPELINE && id + 1 < c->nb_workers) {
-		to[(*nb_out)++] = (int)id + 1;
+		for (i = 0; i < lanes; i++)
+			to[(*nb_out)++] = MPE_END_LANE(id + 1, i);
 	} else if (!mpe_config_worker_transmits(c, id)) {
 		for (k = 0; k < nb_io; k++)
-			if (c->io[k].tx) {
-				out_idx[k] = (uint8_t)*nb_out;
+			if (c->io[k].tx)
 				to[(*nb_out)++] = MPE_END_IO_K(k);
-			}
 	}
+	/* the outputs are the transmitting I/O lcores in order, or the lanes to them: the
+	 * one for I/O lcore K's packets is its transmitter's place among them */
 	for (i = 0; i < *nb_in; i++)
-		out_of[i] = *nb_out > 1 && c->shape == MPE_SHAPE_DISTRIBUTOR ?
-				    out_idx[mpe_config_io_tx_of(c, in_io[i])] : 0;
+		out_of[i] = *nb_out <= 1 ? 0 :
+			    stage_in ? (uint8_t)i :
+				       (uint8_t)mpe_config_io_txq(c, mpe_config_io_tx_of(c, in_io[i]));
 }
 
 int

@@ -25,8 +25,14 @@
 #define MPE_END_IO_K(k) (MPE_END_IO - (int)(k))
 #define MPE_END_IS_IO(end) ((end) <= MPE_END_IO)
 #define MPE_END_IO_INDEX(end) ((unsigned int)(MPE_END_IO - (end)))
+/* Between two workers of a pipeline with several lanes (mpe_config_pipe_lanes): worker @w's
+ * end of lane @lane (0: the one lane there is otherwise). MPE_END_WORKER takes the lane off. */
+#define MPE_END_LANE(w, lane) ((int)(w) + (int)(lane) * MPE_MAX_WORKERS)
+#define MPE_END_WORKER(end) ((end) % MPE_MAX_WORKERS)
+#define MPE_END_LANE_OF(end) ((end) < 0 ? 0u : (unsigned int)(end) / MPE_MAX_WORKERS)
 
-/* "mpe_io_w0", "mpe_w0_w1", "mpe_w1_io"; I/O lcore K > 0: "mpe_io1_w0", "mpe_w0_io1".
+/* "mpe_io_w0", "mpe_w0_w1", "mpe_w1_io"; I/O lcore K > 0: "mpe_io1_w0", "mpe_w0_io1"; lane
+ * L > 0 between two workers: "mpe_w0_w1_l1" (either end, or both, may say the lane).
  * Returns 0, or -ENAMETOOLONG / -EINVAL. */
 int mpe_names_ring(char *buf, size_t size, int from, int to);
 
@@ -36,7 +42,9 @@ struct mpe_conf;
  * polls them) and to (@to: its outputs), MPE_MAX_IO of each at most; *nb_in / *nb_out: how
  * many (0: it polls the ports / transmits itself). @out_of[i]: the output (index into @to)
  * that what comes in through input i goes to: what an I/O lcore received leaves through the
- * I/O lcore that transmits for it (mpe_config_io_tx_of), so that each flow keeps one path. */
+ * I/O lcore that transmits for it (mpe_config_io_tx_of), so that each flow keeps one path;
+ * in a pipeline of several lanes, by that I/O lcore's lane, each stage after the first
+ * keeping a packet to the lane it came by. */
 void mpe_names_worker_rings(const struct mpe_conf *c, unsigned int id, int *from,
 			    unsigned int *nb_in, int *to, unsigned int *nb_out, uint8_t *out_of);
 

@@ -21,6 +21,7 @@ end_socket(const struct mpe_conf *c, const struct mpe_topology *t, int end)
 		return MPE_END_IO_INDEX(end) < c->nb_io ?
 			       lcore_socket(t, c->io[MPE_END_IO_INDEX(end)].lcore) :
 			       MPE_SOCKET_UNKNOWN;
+	end = MPE_END_WORKER(end);
 	return end < c->nb_workers ? lcore_socket(t, c->workers[end].lcore) :
 				     MPE_SOCKET_UNKNOWN;
 }

@@ -16,7 +16,8 @@
 # place finishes the burst (rss only: a dead worker's queues wait for it, where the I/O
 # lcore would drop what is bound for a worker that is down).
 # With IO 2 (distributor, pipeline): two I/O lcores, each polling one of two RX queues, so
-# that the workers take bursts from two input rings and the hands name which.
+# that the workers take bursts from two input rings and the hands name which (the pipeline:
+# a lane per I/O lcore through its three stages, a ring each between two of them).
 # With POOLS 2: pools = port and a third port that receives (nothing
 # comes in on it), so that the engine has two mbuf pools; mpe-ringio takes its mbufs from both
 # in turn, as two ports receiving into pools of their own would hand them on: the workers

@@ -12,8 +12,9 @@
 #   chained:  lossless, port 0's capture holds frames of 3000 and 9000 bytes, which net_pcap
 #             receives as chains of 2048-byte mbufs: the parse stage (pipeline of 3) must take
 #             them as well formed
-#   io2:      lossless, two I/O lcores ([io 0], [io 1]), a port each; in the distributor each
-#             transmits on a TX queue of its own (net_pcap: a tx_pcap each, merged afterwards)
+#   io2:      lossless, two I/O lcores ([io 0], [io 1]), a port each; each transmits on a TX
+#             queue of its own (net_pcap: a tx_pcap each, merged afterwards), in the pipeline
+#             at the end of a lane of its own
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=$1
@@ -77,7 +78,7 @@ n1=$(pcap_count "$TMP/in1.pcap")
 log=$TMP/primary.log
 # a TX queue for each I/O lcore that transmits: a capture each
 txq=1
-[ "$VARIANT" = io2 ] && [ "$SHAPE" = distributor ] && txq=2
+[ "$VARIANT" = io2 ] && txq=2
 tx0=() tx1=()
 for ((q = 0; q < txq; q++)); do tx0+=("tx_pcap=$TMP/out0q$q.pcap"); tx1+=("tx_pcap=$TMP/out1q$q.pcap"); done
 start_primary "$log" --lcores "$LCORES" \

@@ -694,10 +694,20 @@ check_io_split(const struct mpe_conf *c)
 
 /* [io N]: a pipeline's one transmitting I/O lcore is the one that says so */
 static void
+check_io_pipeline_lanes(const struct mpe_conf *c)
+{
+	CHECK(c->io[0].tx == 1 && c->io[1].tx == 1 && c->io[0].rxq[0] == 1 && c->io[1].rxq[1] == 1 &&
+	      mpe_config_pipe_lanes(c) == 2 && mpe_config_nb_rings(c) == 2 + 2 + 2 * 1,
+	      "tx %u %u, rxq %#x %#x, %u lanes, %u rings", c->io[0].tx, c->io[1].tx,
+	      c->io[0].rxq[0], c->io[1].rxq[1], mpe_config_pipe_lanes(c), mpe_config_nb_rings(c));
+}
+
+/* [io N]: a pipeline whose I/O lcores all receive and one transmits: one lane */
+static void
 check_io_pipeline_tx1(const struct mpe_conf *c)
 {
-	CHECK(c->io[0].tx == 0 && c->io[1].tx == 1 && c->io[0].rxq[0] == 1 && c->io[1].rxq[1] == 1,
-	      "tx %u %u, rxq %#x %#x", c->io[0].tx, c->io[1].tx, c->io[0].rxq[0], c->io[1].rxq[1]);
+	CHECK(c->io[0].tx == 0 && c->io[1].tx == 1 && mpe_config_pipe_lanes(c) == 1,
+	      "tx %u %u, %u lanes", c->io[0].tx, c->io[1].tx, mpe_config_pipe_lanes(c));
 }
 
 /* [io N]: queues named one by one, across two ports */
@@ -1048,16 +1058,23 @@ static const struct cfg_case cases[] = {
 	 "[port 1]\ndevice = net_null1\nrx_queues = 2\n"
 	 "[io 0]\nlcore = 1\nrx = 0:0, 1:1\n[io 1]\nlcore = 5\nrx = 1:0,0:1\n" W0, 0, {NULL},
 	 check_io_pairs},
-	{"[io N]: a pipeline transmits through the one that says tx = on",
-	 "[engine]\nshape = pipeline\n" P0 P1 "[io 0]\nlcore = 1\n[io 1]\nlcore = 5\ntx = on\n"
+	{"[io N]: a pipeline transmits through every I/O lcore, a lane to each",
+	 "[engine]\nshape = pipeline\n" P0 P1 "[io 0]\nlcore = 1\n[io 1]\nlcore = 5\n"
+	 W0 W(1, 3), 0, {NULL}, check_io_pipeline_lanes},
+	{"[io N]: a pipeline that transmits through one I/O lcore has one lane",
+	 "[engine]\nshape = pipeline\n" P0 P1 "[io 0]\nlcore = 1\ntx = off\n[io 1]\nlcore = 5\n"
 	 W0, 0, {NULL}, check_io_pipeline_tx1},
 	{"[io N]: an I/O lcore with nothing to do (more I/O lcores than queues)",
 	 "[engine]\nshape = distributor\n" P0 "[io 0]\nlcore = 1\n[io 1]\nlcore = 5\n" W0,
 	 1, {"@:7: [io 1]: polls no queue and transmits for no I/O lcore that does"}, NULL},
-	{"[io N]: a second that says tx = on in a pipeline",
-	 "[engine]\nshape = pipeline\n" P0 P1 "[io 0]\nlcore = 1\ntx = on\n"
+	{"[io N]: a second that says tx = on in a pipeline whose first worker polls the ports",
+	 "[engine]\nshape = pipeline\nrx = workers\n" P0 P1 "[io 0]\nlcore = 1\ntx = on\n"
 	 "[io 1]\nlcore = 5\ntx = on\n" W0,
-	 1, {"@:12: tx: on in a second [io N]"}, NULL},
+	 1, {"@:13: tx: on in a second [io N]: a pipeline whose first worker polls the ports"},
+	 NULL},
+	{"[io N]: a pipeline's I/O lcore with nothing to do (transmits, no lane reaches it)",
+	 "[engine]\nshape = pipeline\n" P0 "[io 0]\nlcore = 1\n[io 1]\nlcore = 5\n" W0,
+	 1, {"@:7: [io 1]: polls no queue and transmits for no I/O lcore that does"}, NULL},
 	{"[io N]: a queue given to two I/O lcores",
 	 "[engine]\nshape = distributor\n" P0           /* 1-4 */
 	 "[io 0]\nlcore = 1\nrx = 0\n"                  /* 5-7 */

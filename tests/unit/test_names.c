@@ -30,8 +30,22 @@ static const struct ring_case ring_cases[] = {
 	{"backwards between workers", 5, 3, 0, "mpe_w5_w3"},
 	{"io to io is invalid", MPE_END_IO, MPE_END_IO, -EINVAL, NULL},
 	{"worker to itself is invalid", 3, 3, -EINVAL, NULL},
-	{"worker index MPE_MAX_WORKERS is invalid (to)", 0, MPE_MAX_WORKERS, -EINVAL, NULL},
-	{"worker index MPE_MAX_WORKERS is invalid (from)", MPE_MAX_WORKERS, 0, -EINVAL, NULL},
+	{"worker index MPE_MAX_WORKERS (worker 0's lane 1) to worker 0 is invalid", 0,
+	 MPE_MAX_WORKERS, -EINVAL, NULL},
+	{"worker index MPE_MAX_WORKERS (from) to worker 0 is invalid", MPE_MAX_WORKERS, 0,
+	 -EINVAL, NULL},
+	{"lane 1 between two workers, said by the producer", MPE_END_LANE(0, 1), 1, 0,
+	 "mpe_w0_w1_l1"},
+	{"lane 2, said by both ends", MPE_END_LANE(4, 2), MPE_END_LANE(5, 2), 0, "mpe_w4_w5_l2"},
+	{"lane 0 is the one lane: no suffix", MPE_END_LANE(0, 0), MPE_END_LANE(1, 0), 0,
+	 "mpe_w0_w1"},
+	{"two ends that say different lanes are invalid", MPE_END_LANE(0, 1), MPE_END_LANE(1, 2),
+	 -EINVAL, NULL},
+	{"a lane into an I/O lcore is invalid", MPE_END_LANE(1, 1), MPE_END_IO, -EINVAL, NULL},
+	{"a lane from an I/O lcore is invalid", MPE_END_IO_K(1), MPE_END_LANE(0, 1), -EINVAL,
+	 NULL},
+	{"lane MPE_MAX_IO is invalid", MPE_END_LANE(0, MPE_MAX_IO), 1, -EINVAL, NULL},
+	{"a worker to itself by a lane is invalid", MPE_END_LANE(3, 1), 3, -EINVAL, NULL},
 	{"I/O lcore 1 to a worker", MPE_END_IO_K(1), 0, 0, "mpe_io1_w0"},
 	{"a worker to I/O lcore 3", 2, MPE_END_IO_K(3), 0, "mpe_w2_io3"},
 	{"an I/O lcore past MPE_MAX_IO is invalid", MPE_END_IO_K(MPE_MAX_IO), 0, -EINVAL, NULL},
@@ -84,26 +98,31 @@ test_buffer_too_small_is_enametoolong(void)
 static void
 test_names_for_all_workers_distinct_and_fit(void)
 {
-	/* Every ring a pipeline or distributor of MPE_MAX_WORKERS workers can use. */
-	static char names[(MPE_MAX_WORKERS + 1) * (MPE_MAX_WORKERS + 1)][RTE_RING_NAMESIZE];
-	unsigned int n = 0, i, j;
+	/* Every ring a pipeline or distributor of MPE_MAX_WORKERS workers can use: between an
+	 * I/O lcore and a worker, and between two workers on each lane. */
+	static char names[MPE_MAX_IO * (MPE_MAX_WORKERS + 1) * MPE_MAX_WORKERS][RTE_RING_NAMESIZE];
+	unsigned int n = 0, i, j, lane;
 	int from, to;
 
-	for (from = MPE_END_IO; from < MPE_MAX_WORKERS; from++)
-		for (to = MPE_END_IO; to < MPE_MAX_WORKERS; to++) {
-			char buf[RTE_RING_NAMESIZE];
-			int rc;
+	for (lane = 0; lane < MPE_MAX_IO; lane++)
+		for (from = lane ? 0 : MPE_END_IO; from < MPE_MAX_WORKERS; from++)
+			for (to = lane ? 0 : MPE_END_IO; to < MPE_MAX_WORKERS; to++) {
+				char buf[RTE_RING_NAMESIZE];
+				int rc;
 
-			if (from == to)
-				continue;
-			rc = mpe_names_ring(buf, sizeof(buf), from, to);
-			if (!CHECK(rc == 0, "from %d to %d: rc %d", from, to, rc))
-				continue;
-			CHECK(strlen(buf) < RTE_RING_NAMESIZE, "\"%s\" does not fit", buf);
-			CHECK(strncmp(buf, "mpe_", 4) == 0, "\"%s\" lacks the mpe_ prefix", buf);
-			memcpy(names[n++], buf, sizeof(buf));
-		}
-	CHECK(n == (MPE_MAX_WORKERS + 1) * MPE_MAX_WORKERS, "%u names", n);
+				if (from == to)
+					continue;
+				rc = mpe_names_ring(buf, sizeof(buf), MPE_END_LANE(from, lane), to);
+				if (!CHECK(rc == 0, "from %d to %d lane %u: rc %d", from, to, lane, rc))
+					continue;
+				CHECK(strlen(buf) < RTE_RING_NAMESIZE, "\"%s\" does not fit", buf);
+				CHECK(strncmp(buf, "mpe_", 4) == 0, "\"%s\" lacks the mpe_ prefix",
+				      buf);
+				memcpy(names[n++], buf, sizeof(buf));
+			}
+	CHECK(n == (MPE_MAX_WORKERS + 1) * MPE_MAX_WORKERS +
+			   (MPE_MAX_IO - 1) * MPE_MAX_WORKERS * (MPE_MAX_WORKERS - 1),
+	      "%u names", n);
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			CHECK(strcmp(names[i], names[j]) != 0, "\"%s\" made twice", names[i]);
@@ -214,6 +233,34 @@ test_worker_rings(void)
 	CHECK(nb_in == 1 && from[0] == 0 && nb_out == 1 && to[0] == 2, "middle");
 	mpe_names_worker_rings(&c, 2, from, &nb_in, to, &nb_out, out_of);
 	CHECK(nb_in == 1 && from[0] == 1 && nb_out == 1 && to[0] == MPE_END_IO_K(1), "last");
+	/* pipeline, two I/O lcores that receive and transmit: a lane to each through every
+	 * stage, what came in through [io 1] kept to lane 1 */
+	io_conf(&c, MPE_SHAPE_PIPELINE, 3, 2, all, all);
+	mpe_names_worker_rings(&c, 0, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 2 && nb_out == 2 && from[1] == MPE_END_IO_K(1) && to[0] == 1 &&
+	      to[1] == MPE_END_LANE(1, 1) && out_of[0] == 0 && out_of[1] == 1,
+	      "first: %u in, %u out (%d %d), out_of %u %u", nb_in, nb_out, to[0], to[1],
+	      out_of[0], out_of[1]);
+	mpe_names_worker_rings(&c, 1, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 2 && nb_out == 2 && from[1] == MPE_END_LANE(0, 1) &&
+	      to[1] == MPE_END_LANE(2, 1) && out_of[0] == 0 && out_of[1] == 1, "lanes: middle");
+	mpe_names_worker_rings(&c, 2, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 2 && nb_out == 2 && from[1] == MPE_END_LANE(1, 1) && to[0] == MPE_END_IO &&
+	      to[1] == MPE_END_IO_K(1) && out_of[0] == 0 && out_of[1] == 1, "lanes: last");
+	/* three receive, [io 0] and [io 2] transmit: two lanes; [io 1]'s packets take one */
+	io_conf(&c, MPE_SHAPE_PIPELINE, 2, 3, all, tx_02);
+	mpe_names_worker_rings(&c, 0, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 3 && nb_out == 2 && out_of[0] == 0 && out_of[1] < 2 && out_of[2] == 1,
+	      "first of two lanes: %u in, %u out, out_of %u %u %u", nb_in, nb_out, out_of[0],
+	      out_of[1], out_of[2]);
+	mpe_names_worker_rings(&c, 1, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 2 && nb_out == 2 && to[0] == MPE_END_IO && to[1] == MPE_END_IO_K(2) &&
+	      out_of[1] == 1, "last of two lanes: %u in, %u out", nb_in, nb_out);
+	/* the last worker transmits itself: one lane */
+	io_conf(&c, MPE_SHAPE_PIPELINE, 2, 2, all, all);
+	c.tx_workers = 1;
+	mpe_names_worker_rings(&c, 0, from, &nb_in, to, &nb_out, out_of);
+	CHECK(nb_in == 2 && nb_out == 1 && to[0] == 1 && out_of[1] == 0, "tx = workers: one lane");
 	/* rss: none */
 	c.shape = MPE_SHAPE_RSS;
 	mpe_names_worker_rings(&c, 0, from, &nb_in, to, &nb_out, out_of);
