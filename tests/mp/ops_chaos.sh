@@ -7,7 +7,11 @@
 # at least detection), the losses it reports equal to what /mpe/stats counted, and the engine
 # ends with every packet accounted for. Bad usage is refused with exit 2.
 # Thread build: mpe-chaos refuses the engine and says why.
+# Usage: ops_chaos.sh [io2]   (io2: two I/O lcores, each polling one of port 0's two queues
+# and transmitting on a queue of its own: every worker has two rings in each direction)
 . "$(dirname "$0")/lib.sh"
+
+IO=${1:-}
 
 CHAOS=$BUILD/tools/mpe-chaos
 [ -x "$CHAOS" ] || CHAOS=$(dirname "$0")/../../tools/mpe-chaos
@@ -15,17 +19,29 @@ cfg=$TMP/engine.ini
 standby='standby = 2' # the thread build has none: refused
 [ "$MODEL" = thread ] && standby=
 printf '%s\n' "@0.0.0.0/0 0.0.0.0/0 0 : 65535 0 : 65535 6/0xff count 10" > "$TMP/count.rules"
+ports=$LOOP_PORTS io=
+if [ "$IO" = io2 ]; then
+	ports=${LOOP_PORTS/peer = 1/peer = 1
+rx_queues = 2}
+	io='[io 0]
+lcore = 1
+
+[io 1]
+lcore = 4
+'
+fi
 cat > "$cfg" <<EOF2
 [engine]
 shape = distributor
-io_lcore = 1
+$([ -z "$io" ] && echo "io_lcore = 1")
 $standby
 restart_max = 1000
 restart_backoff_ms = 20
 quarantine_after = 0
 rules = $TMP/count.rules
 
-$LOOP_PORTS
+$ports
+$io
 [worker 0]
 lcore = 2
 stages = parse,flow,acl,fwd
@@ -37,8 +53,13 @@ EOF2
 "$PCAPGEN" -o "$TMP/in.pcap" -n 2000 -f 200 --bidir --seed 3 > /dev/null
 log=$TMP/primary.log
 loop_vdevs "$TMP/in.pcap"
+# a second RX queue: net_pcap gives one per rx_pcap
+[ "$IO" = io2 ] && LOOP_VDEVS[1]+=",rx_pcap=$TMP/in.pcap"
 start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$cfg"
-check "engine runs ($MODEL build)" wait_for "$log" "running:" 60
+check "engine runs ($MODEL build${IO:+, two I/O lcores})" wait_for "$log" "running:" 60
+[ "$IO" = io2 ] && check "each I/O lcore polls a queue of port 0 and transmits on its own" \
+	cond 'grep -q "I/O loop 0 on lcore 1: 1 port queues, TX queue 0" "$log" &&
+	      grep -q "I/O loop 1 on lcore 4: 1 port queues, TX queue 1" "$log"'
 
 if [ "$MODEL" = thread ]; then
 	rc=0
