@@ -66,9 +66,9 @@ struct io {
 	/* input rings of the workers on this lcore's CPU, and how full one may get before
 	 * this lcore yields the CPU to its consumer */
 	uint16_t nb_share;
-	uint32_t share_fill[MPE_MAX_WORKERS];
-	struct rte_ring *share[MPE_MAX_WORKERS];
-	uint16_t share_worker[MPE_MAX_WORKERS];
+	uint32_t share_fill[MPE_MAX_WORKERS * MPE_MAX_IO];
+	struct rte_ring *share[MPE_MAX_WORKERS * MPE_MAX_IO]; /* a pipeline stage's: a lane each */
+	uint16_t share_worker[MPE_MAX_WORKERS * MPE_MAX_IO];
 };
 
 static int
@@ -166,31 +166,29 @@ io_init(struct io *io, struct mpe_primary *p, unsigned int k, int socket)
 			io->reta[i] = (uint8_t)(i % conf->nb_workers);
 	}
 	for (i = 0; i < conf->nb_workers; i++) {
-		struct rte_ring *r = NULL;
+		unsigned int l, nb_r = 0;
+		struct rte_ring *r[MPE_MAX_IO];
 
 		if (!p->io_shares[k][i] || mpe_config_worker_receives(conf, i))
 			continue;
 		/* the worker's input ring from this I/O lcore, or (pipeline) from the stage
-		 * before it, on the lane of this I/O lcore's packets; none from an I/O lcore
-		 * that does not receive */
+		 * before it, on each lane; none from an I/O lcore that does not receive */
 		if (conf->shape == MPE_SHAPE_PIPELINE && i > 0) {
-			unsigned int lane = mpe_config_pipe_lanes(conf) > 1 ?
-				mpe_config_io_txq(conf, mpe_config_io_tx_of(conf, k)) : 0;
-
-			if (lookup(&r, MPE_END_LANE(i - 1, lane), (int)i) < 0)
-				return -ENOENT;
+			for (l = 0; l < mpe_config_pipe_lanes(conf); l++, nb_r++)
+				if (lookup(&r[nb_r], MPE_END_LANE(i - 1, l), (int)i) < 0)
+					return -ENOENT;
 		} else if (io->nb_in > 0) {
-			r = io->in[conf->shape == MPE_SHAPE_PIPELINE ? 0 : i];
-		} else {
-			continue;
+			r[nb_r++] = io->in[conf->shape == MPE_SHAPE_PIPELINE ? 0 : i];
 		}
 		/* A worker on this CPU runs only when this loop gives the CPU away: yield when
-		 * its input ring is half full, so that it drains a good share at a time */
-		io->share_fill[io->nb_share] = RTE_MIN(RTE_MAX(rte_ring_get_size(r) / 2,
-							       (uint32_t)io->burst),
-						       rte_ring_get_capacity(r));
-		io->share_worker[io->nb_share] = (uint16_t)i;
-		io->share[io->nb_share++] = r;
+		 * an input ring of it is half full, so that it drains a good share at a time */
+		for (l = 0; l < nb_r; l++) {
+			io->share_fill[io->nb_share] = RTE_MIN(RTE_MAX(rte_ring_get_size(r[l]) / 2,
+								       (uint32_t)io->burst),
+							       rte_ring_get_capacity(r[l]));
+			io->share_worker[io->nb_share] = (uint16_t)i;
+			io->share[io->nb_share++] = r[l];
+		}
 	}
 	for (i = 0; i < conf->nb_ports; i++) {
 		struct tx_port *tp = &io->tx[i];

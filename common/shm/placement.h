@@ -45,7 +45,8 @@ struct mpe_placement {
 };
 
 /* The placement of @c on @t, whose rings are @ends[0..@nb_rings) as [producer, consumer]
- * (a worker's id or MPE_END_IO_K). */
+ * (a worker's id, with its lane between two pipeline stages (MPE_END_LANE), or
+ * MPE_END_IO_K). */
 void mpe_place(const struct mpe_conf *c, const struct mpe_topology *t, const int (*ends)[2],
 	       unsigned int nb_rings, struct mpe_placement *out);
 
