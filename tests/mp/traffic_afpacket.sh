@@ -8,7 +8,8 @@
 #
 # Usage: traffic_afpacket.sh SHAPE WORKERS [QPAIRS [IO]]   (QPAIRS > 1: af_packet queues, the
 # I/O lcore polls them all; the kernel's fanout spreads flows over them. IO 2: two I/O lcores,
-# the queues dealt out between them, each transmitting on a queue of its own)
+# the queues dealt out between them, each transmitting on a queue of its own, in a pipeline
+# at the end of a lane of its own)
 . "$(dirname "$0")/lib.sh"
 
 SHAPE=$1
@@ -97,6 +98,9 @@ done
 kill -INT "$TCPDUMP_PID"
 wait "$TCPDUMP_PID" 2> /dev/null || true
 TCPDUMP_PID=
+dump=$TMP/dump.txt
+# the dump lives in the runtime directory, which goes with the engine
+[ "$IO" = 2 ] && cp "$(sig_dump)" "$dump"
 stop_counted "engine"
 if "$PCAPCMP" "$TMP/in.pcap" "$TMP/out.pcap" > "$TMP/cmp" 2>&1; then
 	ok "the packets that came out of the wire are the ones sent, per-flow order kept"
@@ -114,6 +118,15 @@ if [ "$IO" = 2 ]; then
 	check "each I/O lcore polled a queue of each port" \
 		cond 'grep -q "I/O loop 0 on lcore 1: 2 port queues" "$log" &&
 		      grep -q "I/O loop 1 on lcore 4: 2 port queues" "$log"'
+	# the pipeline too: each I/O lcore at the end of a lane of its own
+	check "each I/O lcore sent to the ports what it received from them (the dump's io lines)" \
+		python3 - "$dump" <<'PY'
+import re, sys
+ios = re.findall(r"^io lcore \d+: .*, from the ports (\d+), to the ports (\d+)$",
+                 open(sys.argv[1]).read(), re.M)
+print("# from / to the ports, per I/O lcore:", ios)
+sys.exit(0 if len(ios) == 2 and all(int(a) > 0 and a == b for a, b in ios) else 1)
+PY
 fi
 if [ "$SHAPE" = distributor ] && [ "$WORKERS" -gt 1 ]; then
 	busy=$(grep -cE "^  worker [0-9]+ .* rx [1-9]" "$log" || true)
