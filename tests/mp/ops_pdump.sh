@@ -14,7 +14,12 @@
 #     therefore read without the repeats (a packet equal to one of the 256 before it: the
 #     packets sent are all different), which are counted;
 #   - the engine forwards on after dumpcap has left.
+# Usage: ops_pdump.sh [io2]   (io2: two I/O lcores, each polling one of port 0's two queues
+# and transmitting on a queue of its own at the end of a lane of its own through two stages:
+# a port's capture holds both queues' packets)
 . "$(dirname "$0")/lib.sh"
+
+IO=${1:-}
 
 DUMPCAP=${MPE_DUMPCAP:-/usr/bin/dpdk-dumpcap}
 SPLIT=$(cd "$(dirname "$0")" && pwd)/pcapng_split.py
@@ -29,7 +34,6 @@ cfg=$TMP/engine.ini
 cat > "$cfg" <<EOF
 [engine]
 shape = pipeline
-io_lcore = 1
 backpressure = on
 
 [port 0]
@@ -39,11 +43,17 @@ peer = 1
 [port 1]
 device = net_ring1
 rx = off
-
-[worker 0]
-lcore = 2
-stages = fwd
 EOF
+QUEUES=1
+if [ "$IO" = io2 ]; then
+	QUEUES=2
+	sed -i 's/^peer = 1$/&\nrx_queues = 2/' "$cfg"
+	printf '\n[io 0]\nlcore = 1\n\n[io 1]\nlcore = 4\n\n[worker 0]\nlcore = 2\nstages = parse\n' >> "$cfg"
+	printf '\n[worker 1]\nlcore = 3\nstages = fwd\n' >> "$cfg"
+else
+	sed -i 's/^backpressure = on$/io_lcore = 1\n&/' "$cfg"
+	printf '\n[worker 0]\nlcore = 2\nstages = fwd\n' >> "$cfg"
+fi
 "$PCAPGEN" -o "$TMP/in.pcap" -n "$PACKETS" -f 50 --bidir --seed 5 > /dev/null
 mkdir -p "$TMP/nopci" "$TMP/split"
 
@@ -73,7 +83,7 @@ PY
 
 # inject: mpe-ringio sends in.pcap into port 0 and collects port 1 into FILE; its status
 inject() {
-	ringio --queues 1 --collect "$1"
+	ringio --queues "$QUEUES" --collect "$1"
 }
 
 log=$TMP/primary.log
@@ -82,11 +92,17 @@ log=$TMP/primary.log
 # (without it: 5 failures in 22 runs, see docs/operations.md, "Capturing packets")
 start_primary "$log" --lcores "$LCORES" -m 512 --vdev net_ring0 --vdev net_ring1 -- -c "$cfg"
 if ! wait_for "$log" "running:" 30; then
-	not_ok "engine runs on net_ring ports ($MODEL build)"
+	not_ok "engine runs on net_ring ports ($MODEL build${IO:+, two I/O lcores})"
+[ "$IO" = io2 ] && check "each I/O lcore polls a queue of port 0 and transmits on its own" \
+	cond 'grep -q "I/O loop 0 on lcore 1: 1 port queues, TX queue 0" "$log" &&
+	      grep -q "I/O loop 1 on lcore 4: 1 port queues, TX queue 1" "$log"'
 	finish
 	exit 1
 fi
-ok "engine runs on net_ring ports ($MODEL build)"
+ok "engine runs on net_ring ports ($MODEL build${IO:+, two I/O lcores})"
+[ "$IO" = io2 ] && check "each I/O lcore polls a queue of port 0 and transmits on its own" \
+	cond 'grep -q "I/O loop 0 on lcore 1: 1 port queues, TX queue 0" "$log" &&
+	      grep -q "I/O loop 1 on lcore 4: 1 port queues, TX queue 1" "$log"'
 
 # captured N: the last "Packets captured" count dpdk-dumpcap N wrote (it rewrites the
 # figure in place with backspaces)

@@ -94,6 +94,14 @@ if [ "$SHAPE" = pipeline ]; then
 	JTEST_DEFS="names = $names" check "/mpe/rings lists the pipeline's rings: $names" \
 		jtest "$TMP/rings.json" 'sorted(v) == names'
 fi
+CTL=$BUILD/tools/mpe-ctl
+[ -x "$CTL" ] || CTL=$(dirname "$0")/../../tools/mpe-ctl
+"$CTL" -p "$PREFIX" info > "$TMP/ctl_info.txt" 2>&1
+check "mpe-ctl info lists both I/O lcores" grep -qE "^ *io_lcore +1, 4 *$" "$TMP/ctl_info.txt"
+if [ "$SHAPE" = pipeline ] && [ -z "$TX1" ]; then
+	"$CTL" -p "$PREFIX" rings > "$TMP/ctl_rings.txt" 2>&1
+	check "mpe-ctl rings shows lane 1 between the stages" grep -qE "^ *mpe_w0_w1_l1 " "$TMP/ctl_rings.txt"
+fi
 "$CLIENT" "$PREFIX" /mpe/info > "$TMP/info.json"
 check "/mpe/info lists both I/O lcores" jtest "$TMP/info.json" 'v["io_lcores"] == [1, 4] and v["io_lcore"] == 1'
 "$CLIENT" "$PREFIX" /mpe/stats > "$TMP/stats.json"
