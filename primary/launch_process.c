@@ -903,6 +903,12 @@ check_hand_started(struct mpe_primary *p, unsigned int id)
 		worker_died(p, id, end_signal(slot));
 		return;
 	}
+	/* one that died in its loop as the engine drains or stops may hold a burst, and its
+	 * input waits for it: reclaimed and counted as a spawned worker's would be */
+	if (st == MPE_WORKER_READY || st == MPE_WORKER_RUNNING) {
+		died_stopping(p, id, end_signal(slot));
+		return;
+	}
 	slot->status.state = MPE_WORKER_FAILED;
 	/* a burst left to it that it did not finish: nobody else will */
 	if (mpe_recover_carried_drop(p, id, MPE_DROP_SHUTDOWN) > 0)

@@ -9,6 +9,7 @@
 # Process build, again: worker 0 is killed while the engine drains. The primary reclaims the
 # burst in its hands and the packets queued for it, counts them, ends the drain without
 # waiting for its timeout, gets every mbuf back, and exits 1 (a worker failed).
+# And with --no-spawn, both workers started by hand (not the primary's children): the same.
 . "$(dirname "$0")/lib.sh"
 
 "$PCAPGEN" -o "$TMP/in.pcap" -n 256 -f 16 --seed 51 > /dev/null
@@ -76,4 +77,35 @@ check "every packet left or was counted: $in in = $out out + $dropped dropped (w
 	cond '[ "${unacc:-x}" = 0 ] && [ "$((out + dropped))" = "$in" ] && [ $((${died:-0} + ${down:-0})) -gt 0 ]'
 check "every mbuf back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
 assert_clean "nothing left behind after the kill"
+
+log=$TMP/primary-hand.log
+start_primary "$log" --lcores "$LCORES" --vdev "net_pcap0,rx_pcap=$TMP/in.pcap" \
+	--vdev net_null1 -- -c "$TMP/engine.ini" --no-spawn
+check "--no-spawn: the engine prints how to start worker 1" \
+	wait_for "$log" "worker 1: start it with: mpe-secondary " 20
+hand=()
+for w in 0 1; do
+	read -ra args <<< "$(sed -n "s/^worker $w: start it with: mpe-secondary //p" "$log")"
+	"$SECONDARY" "${args[@]}" > "$TMP/hand$w.log" 2>&1 &
+	hand+=($!)
+	EXTRA_PIDS+=" $!"
+done
+check "both workers started by hand are ready" wait_for "$log" "running: 2 workers ready" 30
+sleep 0.1
+kill -INT "$PRIMARY_PID"
+check "SIGINT: the engine drains" wait_for "$log" "stopping: draining" 10
+kill -KILL "${hand[0]}"
+rc=0
+wait_exit "$PRIMARY_PID" 30 || rc=$?
+[ "$rc" != 124 ] && PRIMARY_PID=
+check "worker 0 (by hand) killed while draining: exit 1 (status $rc)" [ "$rc" = 1 ]
+check "the primary reclaimed what it held and what was queued for it" \
+	grep -qE "^mpe.engine: worker 0: pid ${hand[0]} is gone while the engine drained; [0-9]+ mbufs reclaimed from its hands, [0-9]+ packets queued for it dropped \(worker_down\)" "$log"
+check "the drain did not wait for its timeout" cond '! grep -q "drain: not finished" "$log"'
+in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+unacc=$(total unaccounted "$log")
+check "every packet left or was counted: $in in = $out out + $dropped dropped, nothing unaccounted" \
+	cond '[ "${unacc:-x}" = 0 ] && [ "$((out + dropped))" = "$in" ] && [ "$dropped" -gt 0 ]'
+check "every mbuf back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
+assert_clean "nothing left behind after the kill of a worker started by hand"
 finish
