@@ -53,30 +53,36 @@ check "nothing counted as a shutdown drop" cond '! grep -q "^total:.* shutdown [
 assert_clean "nothing left behind"
 [ "$MODEL" = thread ] && { finish; exit $?; }
 
+# kill_draining WHO PID CAUSE: SIGINT, then SIGKILL to worker 0 (pid PID) once the engine
+# drains; the primary must say CAUSE (its words for the end) and reclaim what it held
+kill_draining() {
+	local rc=0 in out dropped unacc died down
+	kill -INT "$PRIMARY_PID"
+	check "$1: SIGINT: the engine drains" wait_for "$log" "stopping: draining" 10
+	kill -KILL "$2"
+	wait_exit "$PRIMARY_PID" 30 || rc=$?
+	[ "$rc" != 124 ] && PRIMARY_PID=
+	check "$1: worker 0 killed while draining: exit 1, a worker failed (status $rc)" [ "$rc" = 1 ]
+	check "$1: the primary reclaimed what worker 0 held and what was queued for it" \
+		grep -qE "^mpe.engine: worker 0: pid $2 $3 while the engine drained; [0-9]+ mbufs reclaimed from its hands, [0-9]+ packets queued for it dropped \(worker_down\)" "$log"
+	check "$1: the drain did not wait for its timeout" cond '! grep -q "drain: not finished" "$log"'
+	in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
+	unacc=$(total unaccounted "$log")
+	died=$(sed -n 's/^total:.* worker_died \([0-9]*\).*/\1/p' "$log")
+	down=$(sed -n 's/^total:.* worker_down \([0-9]*\).*/\1/p' "$log")
+	check "$1: every packet left or was counted: $in in = $out out + $dropped dropped (worker_died ${died:-0}, worker_down ${down:-0}), nothing unaccounted" \
+		cond '[ "${unacc:-x}" = 0 ] && [ "$((out + dropped))" = "$in" ] && [ $((${died:-0} + ${down:-0})) -gt 0 ]'
+	check "$1: every mbuf back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
+	assert_clean "$1: nothing left behind after the kill"
+}
+
 log=$TMP/primary-kill.log
 start_primary "$log" --lcores "$LCORES" --vdev "net_pcap0,rx_pcap=$TMP/in.pcap" \
 	--vdev net_null1 -- -c "$TMP/engine.ini"
 check "engine runs again" wait_for "$log" "running:" 30
 w0=$(worker_pid 0)
 sleep 0.1
-kill -INT "$PRIMARY_PID"
-check "SIGINT: the engine drains" wait_for "$log" "stopping: draining" 10
-kill -KILL "$w0"
-rc=0
-wait_exit "$PRIMARY_PID" 30 || rc=$?
-[ "$rc" != 124 ] && PRIMARY_PID=
-check "worker 0 killed while draining: exit 1, a worker failed (status $rc)" [ "$rc" = 1 ]
-check "the primary reclaimed what worker 0 held and what was queued for it" \
-	grep -qE "^mpe.engine: worker 0: pid $w0 killed by signal 9 \(Killed\) while the engine drained; [0-9]+ mbufs reclaimed from its hands, [0-9]+ packets queued for it dropped \(worker_down\)" "$log"
-check "the drain did not wait for its timeout" cond '! grep -q "drain: not finished" "$log"'
-in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
-unacc=$(total unaccounted "$log")
-died=$(sed -n 's/^total:.* worker_died \([0-9]*\).*/\1/p' "$log")
-down=$(sed -n 's/^total:.* worker_down \([0-9]*\).*/\1/p' "$log")
-check "every packet left or was counted: $in in = $out out + $dropped dropped (worker_died ${died:-0}, worker_down ${down:-0}), nothing unaccounted" \
-	cond '[ "${unacc:-x}" = 0 ] && [ "$((out + dropped))" = "$in" ] && [ $((${died:-0} + ${down:-0})) -gt 0 ]'
-check "every mbuf back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
-assert_clean "nothing left behind after the kill"
+kill_draining spawned "$w0" "killed by signal 9 \(Killed\)"
 
 log=$TMP/primary-hand.log
 start_primary "$log" --lcores "$LCORES" --vdev "net_pcap0,rx_pcap=$TMP/in.pcap" \
@@ -92,20 +98,5 @@ for w in 0 1; do
 done
 check "both workers started by hand are ready" wait_for "$log" "running: 2 workers ready" 30
 sleep 0.1
-kill -INT "$PRIMARY_PID"
-check "SIGINT: the engine drains" wait_for "$log" "stopping: draining" 10
-kill -KILL "${hand[0]}"
-rc=0
-wait_exit "$PRIMARY_PID" 30 || rc=$?
-[ "$rc" != 124 ] && PRIMARY_PID=
-check "worker 0 (by hand) killed while draining: exit 1 (status $rc)" [ "$rc" = 1 ]
-check "the primary reclaimed what it held and what was queued for it" \
-	grep -qE "^mpe.engine: worker 0: pid ${hand[0]} is gone while the engine drained; [0-9]+ mbufs reclaimed from its hands, [0-9]+ packets queued for it dropped \(worker_down\)" "$log"
-check "the drain did not wait for its timeout" cond '! grep -q "drain: not finished" "$log"'
-in=$(total in "$log"); out=$(total out "$log"); dropped=$(total dropped "$log")
-unacc=$(total unaccounted "$log")
-check "every packet left or was counted: $in in = $out out + $dropped dropped, nothing unaccounted" \
-	cond '[ "${unacc:-x}" = 0 ] && [ "$((out + dropped))" = "$in" ] && [ "$dropped" -gt 0 ]'
-check "every mbuf back in the pool, once" grep -q "mempool: every mbuf back in the pool, once" "$log"
-assert_clean "nothing left behind after the kill of a worker started by hand"
+kill_draining "by hand" "${hand[0]}" "is gone"
 finish
