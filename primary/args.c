@@ -444,7 +444,7 @@ print_io(const struct mpe_conf *conf)
 			       mpe_config_io_txq(conf, k));
 		else if (conf->tx_workers)
 			printf("; the workers transmit\n");
-		else if (*sep != '\0')
+		else if (mpe_config_io_rx(conf, k))
 			printf("; what it receives leaves through [io %u]\n",
 			       mpe_config_io_tx_of(conf, k));
 		else

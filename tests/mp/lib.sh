@@ -12,6 +12,9 @@ SECONDARY=$BUILD/secondary/mpe-secondary
 PCAPGEN=$BUILD/tools/mpe-pcapgen
 PCAPCMP=$BUILD/tools/mpe-pcapcmp
 RINGIO=$BUILD/tools/mpe-ringio
+# mpe-ctl is a script: the build's copy, else the source tree's
+CTL=$BUILD/tools/mpe-ctl
+[ -x "$CTL" ] || CTL=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../../tools/mpe-ctl
 HUGEDIR=${MPE_HUGEDIR:-/dev/hugepages}
 TEST=$(basename "$0" .sh)
 PREFIX=mpet_${TEST}_$$
@@ -359,6 +362,14 @@ ringio() {
 	"$RINGIO" --proc-type=secondary --file-prefix "$PREFIX" --lcores "5@$((5 % NCPU))" --no-pci \
 		-- --in-port net_ring0 --out-port net_ring1 --inject "$TMP/in.pcap" "$@" \
 		> "$TMP/ringio.log" 2>&1
+}
+
+# io2_own_queues: two I/O lcores (lcores 1 and 4) each polling one port queue and
+# transmitting on a TX queue of its own, as the start log says ($log)
+io2_own_queues() {
+	check "each I/O lcore polls a queue and transmits on its own" \
+		cond 'grep -q "I/O loop 0 on lcore 1: 1 port queues, TX queue 0" "$log" &&
+		      grep -q "I/O loop 1 on lcore 4: 1 port queues, TX queue 1" "$log"'
 }
 
 # stop_counted WHO: stops the primary, which must exit 0, and checks that its summary ($log)

@@ -31,8 +31,6 @@ POISON=4
 GAP=600
 FLOWS=1000
 PACKETS=$((POISON * (GAP + 1) + GAP))
-CTL=$BUILD/tools/mpe-ctl
-[ -x "$CTL" ] || CTL=$(dirname "$0")/../../tools/mpe-ctl
 
 PYTHONPATH=$MPDIR python3 - "$TMP/in0.pcap" "$TMP/empty.pcap" "$TMP/poison.bin" "$GAP" "$POISON" "$FLOWS" <<'PY'
 import sys

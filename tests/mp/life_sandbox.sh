@@ -140,8 +140,6 @@ check "/mpe/workers: each worker's sandbox, and 4 sandbox kills in all" jtest "$
 	'all(v[w]["sandbox"].startswith("seccomp,") for w in ("0", "1")) and
 	 sum(v[w]["sandbox_kills"] for w in ("0", "1")) == 4 and
 	 sum(v[w]["restarts"] for w in ("0", "1")) == 4'
-CTL=$BUILD/tools/mpe-ctl
-[ -x "$CTL" ] || CTL=$(dirname "$0")/../../tools/mpe-ctl
 "$CTL" -p "$PREFIX" workers 0 > "$TMP/ctl.out" 2>&1 || true
 check "mpe-ctl workers 0 shows its sandbox" grep -q "sandbox .*seccomp," "$TMP/ctl.out"
 

@@ -116,8 +116,6 @@ kill -KILL "$sb"
 check "a standby killed while parked is named and replaced" \
 	wait_for_count "standby 0: pid $sb killed by signal 9 (Killed) while parked: another one is started" 1 10
 "$CLIENT" "$PREFIX" /mpe/workers > "$TMP/workers.json"
-CTL=$BUILD/tools/mpe-ctl
-[ -x "$CTL" ] || CTL=$(dirname "$0")/../../tools/mpe-ctl
 for ((i = 0; i < 400; i++)); do [ "$(parked)" -gt $((KILLS + 1)) ] && break; sleep 0.025; done
 "$CTL" -p "$PREFIX" workers > "$TMP/ctl.workers" 2>&1 || true
 "$CTL" -p "$PREFIX" top -n 1 -d 0.2 > "$TMP/ctl.top" 2>&1 || true

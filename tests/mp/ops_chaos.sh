@@ -57,9 +57,7 @@ loop_vdevs "$TMP/in.pcap"
 [ "$IO" = io2 ] && LOOP_VDEVS[1]+=",rx_pcap=$TMP/in.pcap"
 start_primary "$log" --lcores "$LCORES" "${LOOP_VDEVS[@]}" -- -c "$cfg"
 check "engine runs ($MODEL build${IO:+, two I/O lcores})" wait_for "$log" "running:" 60
-[ "$IO" = io2 ] && check "each I/O lcore polls a queue of port 0 and transmits on its own" \
-	cond 'grep -q "I/O loop 0 on lcore 1: 1 port queues, TX queue 0" "$log" &&
-	      grep -q "I/O loop 1 on lcore 4: 1 port queues, TX queue 1" "$log"'
+[ "$IO" = io2 ] && io2_own_queues
 
 if [ "$MODEL" = thread ]; then
 	rc=0

@@ -15,8 +15,6 @@
 unset RUNTIME_DIRECTORY # the engine's runtime files in /var/run/dpdk, where lib.sh cleans up
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-CTL=$BUILD/tools/mpe-ctl
-[ -x "$CTL" ] || CTL=$HERE/../../tools/mpe-ctl
 FAKE=$HERE/tel_fake.py
 # Debian's interpreter: it has python3-prometheus-client (another python3 may come first)
 PY=/usr/bin/python3

@@ -12,8 +12,6 @@
 #   - SIGTERM: STOPPING=1, and the engine exits 0 with every packet accounted for.
 . "$(dirname "$0")/lib.sh"
 
-CTL=$BUILD/tools/mpe-ctl
-[ -x "$CTL" ] || CTL=$(dirname "$0")/../../tools/mpe-ctl
 SOCK=$TMP/notify.sock
 NOTES=$TMP/notify.jsonl
 WATCHDOG_MS=1000

@@ -13,8 +13,6 @@
 unset RUNTIME_DIRECTORY
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-CTL=$BUILD/tools/mpe-ctl
-[ -x "$CTL" ] || CTL=$HERE/../../tools/mpe-ctl
 NW=10
 MAX_STAGES=$(sed -n 's/^#define MPE_MAX_STAGES \([0-9]*\).*/\1/p' "$HERE/../../common/config/config.h")
 
